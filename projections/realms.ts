@@ -1,0 +1,23 @@
+import { defineProjection } from './define.js';
+
+export const realmsProjection = defineProjection({
+  name: 'realms',
+  version: 1,
+  tables: ['realms'],
+  handlers: {
+    RealmCreated: async (trx, d) => {
+      await trx
+        .insertInto('realms')
+        .values({
+          id: d.realm_id,
+          string_id: d.string_id,
+          name: d.name,
+          url: d.url,
+          date_created: d.date_created,
+          properties: JSON.stringify(d.properties),
+          user_settings_defaults: JSON.stringify(d.user_settings_defaults),
+        })
+        .execute();
+    },
+  },
+});

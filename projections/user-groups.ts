@@ -1,0 +1,59 @@
+import type { Trx } from '../src/projections-api.js';
+import { systemGroupForRole } from '../src/domain/roles.js';
+import { defineProjection } from './define.js';
+
+/** Direct membership of the system group matching a role; wider groups include it as a subgroup. */
+async function setSystemGroup(trx: Trx, userId: number, role: number | null): Promise<void> {
+  const systemIds = trx.selectFrom('user_groups').select('id').where('is_system_group', '=', true);
+  await trx.deleteFrom('user_group_members').where('user_id', '=', userId).where('group_id', 'in', systemIds).execute();
+  if (role === null) return;
+  const realm = await trx.selectFrom('users').select('realm_id').where('id', '=', userId).executeTakeFirst();
+  const group = await trx
+    .selectFrom('user_groups')
+    .select('id')
+    .where('is_system_group', '=', true)
+    .where('name', '=', systemGroupForRole(role))
+    .$if(!!realm, (q) => q.where('realm_id', '=', realm!.realm_id))
+    .executeTakeFirst();
+  if (group) await trx.insertInto('user_group_members').values({ group_id: group.id, user_id: userId }).execute();
+}
+
+export const userGroupsProjection = defineProjection({
+  name: 'user_groups',
+  version: 1,
+  tables: ['user_groups', 'user_group_members', 'user_group_subgroups'],
+  handlers: {
+    UserGroupCreated: async (trx, d) => {
+      await trx
+        .insertInto('user_groups')
+        .values({
+          id: d.group_id,
+          realm_id: d.realm_id,
+          name: d.name,
+          description: d.description,
+          is_system_group: d.is_system_group,
+          deactivated: false,
+          creator_id: d.creator_id,
+          date_created: d.date_created,
+        })
+        .execute();
+      if (d.members.length > 0) {
+        await trx.insertInto('user_group_members').values(d.members.map((user_id) => ({ group_id: d.group_id, user_id }))).execute();
+      }
+      if (d.subgroups.length > 0) {
+        await trx
+          .insertInto('user_group_subgroups')
+          .values(d.subgroups.map((subgroup_id) => ({ group_id: d.group_id, subgroup_id })))
+          .execute();
+      }
+    },
+    // users projection runs first (it is listed before this one), so the user row exists.
+    UserCreated: (trx, d) => setSystemGroup(trx, d.user_id, d.role),
+    UserRoleChanged: (trx, d) => setSystemGroup(trx, d.user_id, d.role),
+    UserDeactivated: (trx, d) => setSystemGroup(trx, d.user_id, null),
+    UserReactivated: async (trx, d) => {
+      const user = await trx.selectFrom('users').select('role').where('id', '=', d.user_id).executeTakeFirstOrThrow();
+      await setSystemGroup(trx, d.user_id, user.role);
+    },
+  },
+});

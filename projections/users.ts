@@ -1,0 +1,92 @@
+import { sql } from 'kysely';
+import type { Trx } from '../src/projections-api.js';
+import type { StoredEvent } from '../src/eventstore/types.js';
+import { defineProjection } from './define.js';
+
+async function update(trx: Trx, event: StoredEvent, userId: number, set: Record<string, unknown>): Promise<void> {
+  await trx
+    .updateTable('users')
+    .set({ ...set, version: event.stream_version })
+    .where('id', '=', userId)
+    .execute();
+}
+
+export const usersProjection = defineProjection({
+  name: 'users',
+  version: 1,
+  tables: ['users', 'custom_profile_fields'],
+  handlers: {
+    UserCreated: async (trx, d, e) => {
+      await trx
+        .insertInto('users')
+        .values({
+          id: d.user_id,
+          realm_id: d.realm_id,
+          email: d.email,
+          delivery_email: d.delivery_email,
+          full_name: d.full_name,
+          role: d.role,
+          is_active: true,
+          is_bot: d.is_bot,
+          bot_type: d.bot_type,
+          bot_owner_id: d.bot_owner_id,
+          is_billing_admin: false,
+          api_key: d.api_key,
+          password_hash: d.password_hash,
+          timezone: d.timezone,
+          date_joined: d.date_joined,
+          avatar_source: 'G',
+          avatar_version: 1,
+          settings: JSON.stringify(d.settings),
+          profile_data: JSON.stringify({}),
+          version: e.stream_version,
+        })
+        .execute();
+    },
+    UserRenamed: (trx, d, e) => update(trx, e, d.user_id, { full_name: d.full_name }),
+    UserRoleChanged: (trx, d, e) => update(trx, e, d.user_id, { role: d.role }),
+    UserBillingAdminChanged: (trx, d, e) => update(trx, e, d.user_id, { is_billing_admin: d.is_billing_admin }),
+    UserDeactivated: (trx, d, e) => update(trx, e, d.user_id, { is_active: false }),
+    UserReactivated: (trx, d, e) => update(trx, e, d.user_id, { is_active: true }),
+    UserApiKeyRegenerated: (trx, d, e) => update(trx, e, d.user_id, { api_key: d.api_key }),
+    UserPasswordChanged: (trx, d, e) => update(trx, e, d.user_id, { password_hash: d.password_hash }),
+    UserTimezoneChanged: (trx, d, e) => update(trx, e, d.user_id, { timezone: d.timezone }),
+    UserEmailChanged: (trx, d, e) => update(trx, e, d.user_id, { email: d.email, delivery_email: d.delivery_email }),
+    UserBotOwnerChanged: (trx, d, e) => update(trx, e, d.user_id, { bot_owner_id: d.bot_owner_id }),
+    UserAvatarChanged: (trx, d, e) =>
+      update(trx, e, d.user_id, { avatar_source: d.avatar_source, avatar_version: d.avatar_version }),
+    UserProfileDataChanged: async (trx, d, e) => {
+      const key = String(d.field_id);
+      const value = d.value === null ? sql`profile_data - ${key}` : sql`profile_data || ${JSON.stringify({
+        [key]: d.rendered_value === null ? { value: d.value } : { value: d.value, rendered_value: d.rendered_value },
+      })}::jsonb`;
+      await trx
+        .updateTable('users')
+        .set({ profile_data: value as never, version: e.stream_version })
+        .where('id', '=', d.user_id)
+        .execute();
+    },
+    UserSettingsChanged: async (trx, d, e) => {
+      await trx
+        .updateTable('users')
+        .set({ settings: sql`settings || ${JSON.stringify(d.changes)}::jsonb` as never, version: e.stream_version })
+        .where('id', '=', d.user_id)
+        .execute();
+    },
+    CustomProfileFieldCreated: async (trx, d) => {
+      await trx
+        .insertInto('custom_profile_fields')
+        .values({
+          id: d.field_id,
+          realm_id: d.realm_id,
+          type: d.type,
+          name: d.name,
+          hint: d.hint,
+          field_data: d.field_data,
+          order: d.order,
+          display_in_profile_summary: d.display_in_profile_summary,
+        })
+        .execute();
+    },
+  },
+});

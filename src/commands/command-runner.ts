@@ -1,0 +1,52 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { EventStore } from '../eventstore/event-store.js';
+import { StreamVersionConflict, type EventMetadata, type StoredEvent, type StreamAppend } from '../eventstore/types.js';
+import { errors } from '../domain/errors.js';
+
+export interface ProjectionWaiter {
+  waitFor(position: number, timeoutMs?: number): Promise<boolean>;
+}
+
+export interface Decision<R> {
+  appends: StreamAppend[];
+  result: R;
+}
+
+const MAX_ATTEMPTS = 8;
+
+/**
+ * Runs a command: `decide` loads the state it needs and returns the events to append; a stream
+ * version conflict re-runs it on fresh state. The caller gets its answer only once the read tables
+ * include the new events (read-your-writes), so any later request sees the change.
+ */
+export class CommandRunner {
+  constructor(
+    private readonly db: Db,
+    private readonly store: EventStore,
+    private readonly projections: ProjectionWaiter,
+  ) {}
+
+  async run<R>(metadata: EventMetadata, decide: () => Promise<Decision<R>>): Promise<{ result: R; events: StoredEvent[] }> {
+    for (let attempt = 1; ; attempt++) {
+      const decision = await decide();
+      if (decision.appends.every((a) => a.events.length === 0)) return { result: decision.result, events: [] };
+      try {
+        const events = await this.store.append(decision.appends, metadata);
+        await this.projections.waitFor(events[events.length - 1]!.position);
+        return { result: decision.result, events };
+      } catch (error) {
+        if (!(error instanceof StreamVersionConflict)) throw error;
+        if (attempt >= MAX_ATTEMPTS) throw errors.conflict();
+        // The loser waits for the read tables to include the winner's events, then decides again.
+        const head = await this.store.head();
+        await this.projections.waitFor(head.position, 2_000);
+      }
+    }
+  }
+
+  async nextId(sequence: string): Promise<number> {
+    const { rows } = await sql<{ id: number }>`SELECT nextval(${sequence})::int8 AS id`.execute(this.db);
+    return Number(rows[0]!.id);
+  }
+}

@@ -1,0 +1,48 @@
+import path from 'node:path';
+
+export interface Config {
+  databaseUrl?: string;
+  natsUrl?: string;
+  dataDir: string;
+  host: string;
+  port: number;
+  externalUrl: string;
+  ownerEmail: string;
+  realmName: string;
+  /** Requests per user per minute; 0 turns rate limiting off. */
+  rateLimitPerMinute: number;
+  heartbeatSeconds: number;
+  defaultQueueLifespanSecs: number;
+  logLevel: string;
+}
+
+function int(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+/** Environment → typed config; fails fast with a clear message on a bad value. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = int(env.PORT, 9991, 'PORT');
+  if (env.DATABASE_URL && !/^postgres(ql)?:\/\//.test(env.DATABASE_URL)) {
+    throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  if (env.NATS_URL && !/^(nats|tls):\/\//.test(env.NATS_URL)) throw new Error('NATS_URL must start with nats://');
+  return {
+    databaseUrl: env.DATABASE_URL || undefined,
+    natsUrl: env.NATS_URL || undefined,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    host,
+    port,
+    externalUrl: (env.EXTERNAL_URL || `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`).replace(/\/$/, ''),
+    ownerEmail: env.OWNER_EMAIL || 'owner@example.com',
+    realmName: env.REALM_NAME || 'Zulip Dev',
+    rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 200, 'RATE_LIMIT_PER_MINUTE'),
+    heartbeatSeconds: int(env.HEARTBEAT_SECONDS, 50, 'HEARTBEAT_SECONDS'),
+    defaultQueueLifespanSecs: int(env.QUEUE_LIFESPAN_SECS, 600, 'QUEUE_LIFESPAN_SECS'),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

@@ -1,0 +1,48 @@
+import type { PGlite } from '@electric-sql/pglite';
+
+/**
+ * Presents one PGlite instance as the small part of pg.Pool that kysely's PostgresDialect uses.
+ * PGlite is a single connection, so a connection is a turn on a mutex: a transaction holds it
+ * from BEGIN to COMMIT and other callers wait for their turn.
+ */
+export class PGlitePool {
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(readonly pglite: PGlite) {}
+
+  async connect(): Promise<PGliteClient> {
+    let release!: () => void;
+    const turn = new Promise<void>((resolve) => (release = resolve));
+    const previous = this.tail;
+    this.tail = previous.then(() => turn);
+    await previous;
+    return new PGliteClient(this.pglite, release);
+  }
+
+  async end(): Promise<void> {
+    await this.tail;
+    await this.pglite.close();
+  }
+}
+
+class PGliteClient {
+  private released = false;
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly releaseTurn: () => void,
+  ) {}
+
+  async query(sql: string | { text: string; values?: unknown[] }, values?: unknown[]) {
+    const text = typeof sql === 'string' ? sql : sql.text;
+    const params = (typeof sql === 'string' ? values : sql.values) ?? [];
+    const result = await this.pglite.query(text, params as unknown[]);
+    const command = text.trimStart().split(/\s/, 1)[0]!.toUpperCase();
+    return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length, command };
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.releaseTurn();
+  }
+}

@@ -1,0 +1,120 @@
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+
+/** One interface per table; the Database type composes them. Read tables live beside the log. */
+export interface EventsTable {
+  position: number;
+  event_id: string;
+  stream_id: string;
+  stream_version: number;
+  type: string;
+  schema_version: number;
+  data: JSONColumnType<Record<string, unknown>, string, string>;
+  metadata: JSONColumnType<Record<string, unknown>, string, string>;
+  hash: string;
+  recorded_at: ColumnType<Date, never, never>;
+}
+
+export interface CheckpointsTable {
+  name: string;
+  position: number;
+  version: number;
+}
+
+export interface RealmsTable {
+  id: number;
+  string_id: string;
+  name: string;
+  url: string;
+  date_created: number;
+  properties: JSONColumnType<Record<string, unknown>, string, string>;
+  user_settings_defaults: JSONColumnType<Record<string, unknown>, string, string>;
+}
+
+export interface UsersTable {
+  id: number;
+  realm_id: number;
+  email: string;
+  delivery_email: string;
+  full_name: string;
+  role: number;
+  is_active: boolean;
+  is_bot: boolean;
+  bot_type: number | null;
+  bot_owner_id: number | null;
+  is_billing_admin: boolean;
+  api_key: string;
+  password_hash: string | null;
+  timezone: string;
+  date_joined: string;
+  avatar_source: string;
+  avatar_version: number;
+  settings: JSONColumnType<Record<string, unknown>, string, string>;
+  profile_data: JSONColumnType<Record<string, { value: string; rendered_value?: string }>, string, string>;
+  version: number;
+}
+
+export interface CustomProfileFieldsTable {
+  id: number;
+  realm_id: number;
+  type: number;
+  name: string;
+  hint: string;
+  field_data: string;
+  order: number;
+  display_in_profile_summary: boolean;
+}
+
+export interface UserGroupsTable {
+  id: number;
+  realm_id: number;
+  name: string;
+  description: string;
+  is_system_group: boolean;
+  deactivated: boolean;
+  creator_id: number | null;
+  date_created: number | null;
+}
+
+export interface UserGroupMembersTable {
+  group_id: number;
+  user_id: number;
+}
+
+export interface UserGroupSubgroupsTable {
+  group_id: number;
+  subgroup_id: number;
+}
+
+export interface EventQueuesTable {
+  id: string;
+  user_id: number;
+  realm_id: number;
+  event_types: JSONColumnType<string[] | null, string, string>;
+  narrow: JSONColumnType<unknown[], string, string>;
+  options: JSONColumnType<Record<string, unknown>, string, string>;
+  registered_position: number;
+  lifespan_secs: number;
+  created_at: number;
+}
+
+/** Consumer state of a queue (acknowledged cursor, last access); not a projection, kept across rebuilds. */
+export interface EventQueueCursorsTable {
+  queue_id: string;
+  acked_id: number;
+  last_access: number;
+}
+
+export interface Database {
+  events: EventsTable;
+  checkpoints: CheckpointsTable;
+  realms: RealmsTable;
+  users: UsersTable;
+  custom_profile_fields: CustomProfileFieldsTable;
+  user_groups: UserGroupsTable;
+  user_group_members: UserGroupMembersTable;
+  user_group_subgroups: UserGroupSubgroupsTable;
+  event_queues: EventQueuesTable;
+  event_queue_cursors: EventQueueCursorsTable;
+}
+
+export type { Generated };

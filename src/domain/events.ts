@@ -1,0 +1,9 @@
+import type { RealmEvent } from './realm/events.js';
+import type { UserEvent } from './users/events.js';
+import type { QueueEvent } from './queues/events.js';
+
+/** The one union of every domain event. Each area adds its union here. */
+export type DomainEvent = RealmEvent | UserEvent | QueueEvent;
+export type DomainEventType = DomainEvent['type'];
+export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
+export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

@@ -1,0 +1,25 @@
+import type { Event } from '../event-types.js';
+
+export type RealmCreated = Event<'RealmCreated', {
+  realm_id: number;
+  string_id: string;
+  name: string;
+  url: string;
+  date_created: number;
+  properties: Record<string, unknown>;
+  user_settings_defaults: Record<string, unknown>;
+}>;
+
+export type UserGroupCreated = Event<'UserGroupCreated', {
+  group_id: number;
+  realm_id: number;
+  name: string;
+  description: string;
+  is_system_group: boolean;
+  members: number[];
+  subgroups: number[];
+  creator_id: number | null;
+  date_created: number;
+}>;
+
+export type RealmEvent = RealmCreated | UserGroupCreated;

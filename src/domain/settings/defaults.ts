@@ -1,0 +1,73 @@
+/**
+ * Every personal setting and its default for a new organization (values as the real server's
+ * defaults). An organization's defaults start from these; a new user starts from the organization's.
+ * `timezone` is personal, not an organization default.
+ */
+export const DEFAULT_USER_SETTINGS = {
+  twenty_four_hour_time: false,
+  dense_mode: true,
+  web_mark_read_on_scroll_policy: 1,
+  web_channel_default_view: 1,
+  starred_message_counts: true,
+  receives_typing_notifications: true,
+  fluid_layout_width: false,
+  high_contrast_mode: false,
+  web_font_size_px: 14,
+  web_line_height_percent: 122,
+  color_scheme: 1,
+  translate_emoticons: false,
+  display_emoji_reaction_users: true,
+  default_language: 'en',
+  web_home_view: 'inbox',
+  web_escape_navigates_to_home_view: true,
+  left_side_userlist: false,
+  emojiset: 'google',
+  demote_inactive_streams: 1,
+  user_list_style: 2,
+  web_animate_image_previews: 'always',
+  web_stream_unreads_count_display_policy: 2,
+  web_navigate_to_sent_message: true,
+  enter_sends: false,
+  enable_drafts_synchronization: true,
+  enable_stream_desktop_notifications: false,
+  enable_stream_email_notifications: false,
+  enable_stream_push_notifications: false,
+  enable_stream_audible_notifications: false,
+  notification_sound: 'zulip',
+  enable_desktop_notifications: true,
+  enable_sounds: true,
+  enable_followed_topic_desktop_notifications: true,
+  enable_followed_topic_email_notifications: true,
+  enable_followed_topic_push_notifications: true,
+  enable_followed_topic_audible_notifications: true,
+  enable_followed_topic_wildcard_mentions_notify: true,
+  email_notifications_batching_period_seconds: 120,
+  enable_offline_email_notifications: true,
+  enable_offline_push_notifications: true,
+  enable_online_push_notifications: true,
+  enable_digest_emails: true,
+  enable_marketing_emails: true,
+  enable_login_emails: true,
+  message_content_in_email_notifications: true,
+  pm_content_in_desktop_notifications: true,
+  wildcard_mentions_notify: true,
+  desktop_icon_count_display: 1,
+  realm_name_in_email_notifications_policy: 1,
+  automatically_follow_topics_policy: 3,
+  automatically_unmute_topics_in_muted_streams_policy: 4,
+  automatically_follow_topics_where_mentioned: true,
+  presence_enabled: true,
+  send_private_typing_notifications: true,
+  send_stream_typing_notifications: true,
+  send_read_receipts: true,
+  email_address_visibility: 1,
+} as const satisfies Record<string, boolean | number | string>;
+
+export type UserSettings = { -readonly [K in keyof typeof DEFAULT_USER_SETTINGS]: (typeof DEFAULT_USER_SETTINGS)[K] extends boolean ? boolean : (typeof DEFAULT_USER_SETTINGS)[K] extends number ? number : string };
+
+export const AVAILABLE_NOTIFICATION_SOUNDS = ['zulip', 'ding', 'chime', 'chirp', 'none'];
+export const EMOJISET_CHOICES = [
+  { key: 'google', text: 'Google' },
+  { key: 'twitter', text: 'Twitter' },
+  { key: 'text', text: 'Plain text' },
+];

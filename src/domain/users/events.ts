@@ -1,0 +1,63 @@
+import type { Event } from '../event-types.js';
+
+export type UserCreated = Event<'UserCreated', {
+  user_id: number;
+  realm_id: number;
+  email: string;
+  delivery_email: string;
+  full_name: string;
+  role: number;
+  is_bot: boolean;
+  bot_type: number | null;
+  bot_owner_id: number | null;
+  api_key: string;
+  password_hash: string | null;
+  timezone: string;
+  date_joined: string;
+  settings: Record<string, unknown>;
+}>;
+export type UserRenamed = Event<'UserRenamed', { user_id: number; full_name: string }>;
+export type UserRoleChanged = Event<'UserRoleChanged', { user_id: number; role: number; old_role: number }>;
+export type UserBillingAdminChanged = Event<'UserBillingAdminChanged', { user_id: number; is_billing_admin: boolean }>;
+export type UserDeactivated = Event<'UserDeactivated', { user_id: number }>;
+export type UserReactivated = Event<'UserReactivated', { user_id: number }>;
+export type UserApiKeyRegenerated = Event<'UserApiKeyRegenerated', { user_id: number; api_key: string }>;
+export type UserPasswordChanged = Event<'UserPasswordChanged', { user_id: number; password_hash: string }>;
+export type UserTimezoneChanged = Event<'UserTimezoneChanged', { user_id: number; timezone: string }>;
+export type UserEmailChanged = Event<'UserEmailChanged', { user_id: number; email: string; delivery_email: string }>;
+export type UserBotOwnerChanged = Event<'UserBotOwnerChanged', { user_id: number; bot_owner_id: number | null }>;
+export type UserAvatarChanged = Event<'UserAvatarChanged', { user_id: number; avatar_source: string; avatar_version: number }>;
+export type UserProfileDataChanged = Event<'UserProfileDataChanged', {
+  user_id: number;
+  field_id: number;
+  value: string | null;
+  rendered_value: string | null;
+}>;
+export type UserSettingsChanged = Event<'UserSettingsChanged', { user_id: number; changes: Record<string, unknown> }>;
+export type CustomProfileFieldCreated = Event<'CustomProfileFieldCreated', {
+  field_id: number;
+  realm_id: number;
+  type: number;
+  name: string;
+  hint: string;
+  field_data: string;
+  order: number;
+  display_in_profile_summary: boolean;
+}>;
+
+export type UserEvent =
+  | UserCreated
+  | UserRenamed
+  | UserRoleChanged
+  | UserBillingAdminChanged
+  | UserDeactivated
+  | UserReactivated
+  | UserApiKeyRegenerated
+  | UserPasswordChanged
+  | UserTimezoneChanged
+  | UserEmailChanged
+  | UserBotOwnerChanged
+  | UserAvatarChanged
+  | UserProfileDataChanged
+  | UserSettingsChanged
+  | CustomProfileFieldCreated;

@@ -1,0 +1,22 @@
+import type { StoredEvent } from './types.js';
+
+/**
+ * Upcasters lift an old schema_version of an event type to the next one. Stored rows are never
+ * rewritten; readers see every event in its current shape. Keyed by `${type}@${fromVersion}`.
+ */
+type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>;
+
+const upcasters: Record<string, Upcaster> = {};
+
+export function registerUpcaster(type: string, fromVersion: number, upcaster: Upcaster): void {
+  upcasters[`${type}@${fromVersion}`] = upcaster;
+}
+
+export function upcast(event: StoredEvent): StoredEvent {
+  let current = event;
+  for (;;) {
+    const step = upcasters[`${current.type}@${current.schema_version}`];
+    if (!step) return current;
+    current = { ...current, data: step(current.data), schema_version: current.schema_version + 1 };
+  }
+}

@@ -1,0 +1,78 @@
+import type { Config } from './config.js';
+import { openDatabase, type DatabaseHandle } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { EventStore } from './eventstore/event-store.js';
+import type { Bus } from './bus/bus.js';
+import { InProcessBus } from './bus/in-process-bus.js';
+import { NatsBus } from './bus/nats-bus.js';
+import { NatsRelay } from './bus/nats-relay.js';
+import { ProjectionRunner } from './projection-runner.js';
+import type { Projection } from './projections-api.js';
+import { CommandRunner } from './commands/command-runner.js';
+import type { ServiceContext } from './services/context.js';
+import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
+
+/** Storage, log, bus and projection workers, wired once per process. */
+export interface Platform extends ServiceContext {
+  database: DatabaseHandle;
+  projections: ProjectionRunner;
+  relay?: NatsRelay;
+  close(): Promise<void>;
+}
+
+export interface PlatformOptions {
+  projections: readonly Projection[];
+  /** Embedded database in memory instead of DATA_DIR (tests). */
+  inMemory?: boolean;
+  /** Run the projection workers and relay (false for one-shot CLI commands). */
+  startWorkers?: boolean;
+}
+
+export async function createPlatform(config: Config, options: PlatformOptions): Promise<Platform> {
+  let lock: DataDirLock | undefined;
+  if (!config.databaseUrl && !options.inMemory) lock = acquireDataDirLock(config.dataDir);
+  let database: DatabaseHandle;
+  try {
+    database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: options.inMemory ? undefined : config.dataDir });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  const db = database.db;
+  await migrateToLatest(db);
+  const store = new EventStore(db);
+  const bus: Bus = config.natsUrl ? new NatsBus(config.natsUrl) : new InProcessBus();
+  const projections = new ProjectionRunner(db, store, options.projections, bus);
+  const commands = new CommandRunner(db, store, projections);
+  let relay: NatsRelay | undefined;
+  if (options.startWorkers !== false) {
+    await projections.start();
+    if (bus.kind === 'nats') {
+      relay = new NatsRelay(db, store, bus);
+      store.onCommit(() => relay!.kick());
+      bus.onWake((signal) => signal.kind === 'appended' && relay!.kick());
+      relay.kick();
+    }
+    // Other processes learn of new events through the bus.
+    store.onCommit((head) => bus.publishWake({ kind: 'appended', position: head }));
+  }
+  return {
+    config,
+    db,
+    store,
+    bus,
+    commands,
+    database,
+    projections,
+    relay,
+    projectedPosition: () => projections.projectedPosition,
+    waitForProjections: (position, timeoutMs) => projections.waitFor(position, timeoutMs),
+    async close() {
+      projections.stop();
+      relay?.stop();
+      await bus.close();
+      await database.close();
+      lock?.release();
+    },
+  };
+}

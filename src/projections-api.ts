@@ -1,0 +1,18 @@
+import type { Transaction } from 'kysely';
+import type { Database } from './db/schema.js';
+import type { StoredEvent } from './eventstore/types.js';
+
+export type Trx = Transaction<Database>;
+
+/**
+ * A projection folds events into the read tables it owns. It must be a pure function of the log:
+ * applying the same events to empty tables always gives the same rows (rebuild relies on it).
+ */
+export interface Projection {
+  readonly name: string;
+  /** Bump when the fold changes: the runner then rebuilds this projection from the log. */
+  readonly version: number;
+  readonly tables: readonly string[];
+  readonly handles: ReadonlySet<string>;
+  apply(trx: Trx, event: StoredEvent): Promise<void>;
+}

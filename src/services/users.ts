@@ -1,0 +1,101 @@
+import type { Db } from '../db/database.js';
+import { errors } from '../domain/errors.js';
+import { Role } from '../domain/roles.js';
+import { decideUser, validateFullName, type Actor, type UserCommand, type UserState } from '../domain/users/decider.js';
+import type { UserCreated } from '../domain/users/events.js';
+import { countActiveOwners, getUserById, getUserByEmail, type UserRow } from '../read/users.js';
+import { getRealm, realmHost } from '../read/realm.js';
+import { generateApiKey, hashPassword } from './secrets.js';
+import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
+
+export const userStream = (userId: number) => `user-${userId}`;
+
+const EMAIL_PATTERN = /^[^\s@<>(),;:"[\]\\]+@[^\s@<>(),;:"[\]\\]+\.[^\s@<>(),;:"[\]\\]+$/;
+
+export interface NewUser {
+  email: string;
+  full_name: string;
+  role: number;
+  password?: string | null;
+  bot_type?: number | null;
+  bot_owner_id?: number | null;
+  timezone?: string;
+}
+
+export function toUserState(row: UserRow): UserState {
+  return {
+    user_id: row.id,
+    role: row.role,
+    is_active: row.is_active,
+    is_bot: row.is_bot,
+    bot_owner_id: row.bot_owner_id,
+    full_name: row.full_name,
+    is_billing_admin: row.is_billing_admin,
+    timezone: row.timezone,
+  };
+}
+
+export async function requireUser(db: Db, userId: number, realmId: number): Promise<UserRow> {
+  const user = await getUserById(db, userId);
+  if (!user || user.realm_id !== realmId) throw errors.noSuchUser();
+  return user;
+}
+
+/** Creates a human or bot account; a new account takes the organization's default settings. */
+export async function createUser(ctx: ServiceContext, meta: RequestMeta, input: NewUser): Promise<{ user_id: number; api_key: string }> {
+  const email = input.email.trim();
+  if (!EMAIL_PATTERN.test(email) || email.length > 254) throw errors.badRequest(`Invalid address: ${email}`);
+  const full_name = validateFullName(input.full_name);
+  const realm = await getRealm(ctx.db, meta.realmId);
+  if (!realm) throw errors.badRequest('Invalid organization');
+  const api_key = generateApiKey();
+  const password_hash = input.password ? await hashPassword(input.password) : null;
+  const user_id = await ctx.commands.nextId('user_id_seq');
+  const isBot = input.bot_type !== undefined && input.bot_type !== null;
+  const { result } = await ctx.commands.run(metadataOf(meta), async () => {
+    if (await getUserByEmail(ctx.db, meta.realmId, email, realmHost(realm))) {
+      throw errors.badRequest(`Email '${email}' already in use`);
+    }
+    const event: UserCreated = {
+      type: 'UserCreated',
+      data: {
+        user_id,
+        realm_id: meta.realmId,
+        email,
+        delivery_email: email,
+        full_name,
+        role: isBot ? Role.MEMBER : input.role,
+        is_bot: isBot,
+        bot_type: isBot ? input.bot_type! : null,
+        bot_owner_id: isBot ? input.bot_owner_id ?? null : null,
+        api_key,
+        password_hash,
+        timezone: input.timezone ?? '',
+        date_joined: meta.now.toISOString(),
+        settings: { ...realm.user_settings_defaults },
+      },
+    };
+    return { appends: [{ streamId: userStream(user_id), expectedVersion: -1, events: [event] }], result: { user_id, api_key } };
+  });
+  return result;
+}
+
+/** Applies one user command with optimistic concurrency on the user's stream. */
+export async function changeUser(
+  ctx: ServiceContext,
+  meta: RequestMeta,
+  userId: number,
+  build: (state: UserState, activeOwners: number) => UserCommand,
+): Promise<void> {
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const row = await requireUser(ctx.db, userId, meta.realmId);
+    const owners = await countActiveOwners(ctx.db, meta.realmId);
+    const state = toUserState(row);
+    const events = decideUser(build(state, owners), state);
+    return { appends: [{ streamId: userStream(userId), expectedVersion: row.version, events }], result: undefined };
+  });
+}
+
+export function actorOf(user: UserRow): Actor {
+  return { user_id: user.id, role: user.role };
+}
