@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import authPlugin from './http/plugins/auth.js';
+import errorPlugin from './http/plugins/errors.js';
+import rateLimitPlugin from './http/plugins/rate-limit.js';
+import serverRoutes from './http/routes/server.js';
+import userRoutes from './http/routes/users.js';
+import eventRoutes from './http/routes/events.js';
+import { areaRoutes } from './http/routes/index.js';
+import type { AppServices } from './http/services.js';
+import './event-queue/areas/index.js';
+
+export interface AppOptions {
+  services: AppServices;
+}
+
+const API_PREFIX = '/api/v1';
+
+/** The whole HTTP API as one plugin: server.ts listens with it, tests inject into it. */
+export default async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
+  const patterns: Array<{ pattern: RegExp; method: string }> = [];
+  fastify.addHook('onRoute', (route) => {
+    const source = route.url.replace(/:[a-zA-Z_]+/g, '[^/]+');
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') patterns.push({ pattern: new RegExp(`^${source}/?$`), method });
+    }
+  });
+  await fastify.register(errorPlugin, { routePatterns: () => patterns });
+  await fastify.register(formbody, { bodyLimit: 10 * 1024 * 1024 });
+  await fastify.register(multipart, { attachFieldsToBody: true, limits: { fileSize: 25 * 1024 * 1024, fields: 200, fieldSize: 1024 * 1024 } });
+  await fastify.register(authPlugin, { ctx: opts.services.ctx });
+  await fastify.register(rateLimitPlugin, { perMinute: opts.services.ctx.config.rateLimitPerMinute });
+  await fastify.register(
+    async (api) => {
+      await api.register(serverRoutes, { services: opts.services });
+      await api.register(userRoutes, { services: opts.services });
+      await api.register(eventRoutes, { services: opts.services });
+      for (const routes of areaRoutes) await api.register(routes, { services: opts.services });
+    },
+    { prefix: API_PREFIX },
+  );
+}

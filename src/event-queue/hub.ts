@@ -1,0 +1,153 @@
+import type { Db } from '../db/database.js';
+import type { EventStore } from '../eventstore/event-store.js';
+import type { StoredEvent } from '../eventstore/types.js';
+import { clientEventId, positionOf, slotOf } from './ids.js';
+import { prepareEvent } from './translators.js';
+import type { ClientEvent, PreparedEvent, Recipient } from './types.js';
+
+const PREPARED_CACHE = 20_000;
+const SCAN_BATCH = 1_000;
+
+export interface Poll {
+  recipient: Recipient;
+  /** Deliver only events with an id above this. */
+  afterId: number;
+  resolve(events: ClientEvent[]): void;
+}
+
+/**
+ * Fans the log out to this process's blocked GET /events calls. Each new log event is read and
+ * prepared once; only the polls of users in its audience are looked at, so an event for one user
+ * costs the same whatever the number of unrelated queues.
+ */
+export class EventQueueHub {
+  private readonly pollsByUser = new Map<number, Set<Poll>>();
+  private readonly prepared = new Map<number, PreparedEvent | null>();
+  private scanned = 0;
+  private target = 0;
+  private scanning: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: EventStore,
+  ) {}
+
+  /** Position up to which blocked polls have been offered every event. */
+  get scannedPosition(): number {
+    return this.scanned;
+  }
+
+  start(initialPosition: number): void {
+    this.scanned = Math.max(this.scanned, initialPosition);
+    this.target = Math.max(this.target, initialPosition);
+  }
+
+  get blockedCount(): number {
+    let n = 0;
+    for (const set of this.pollsByUser.values()) n += set.size;
+    return n;
+  }
+
+  /** The read tables reached `position`: offer the new events to blocked polls. */
+  advance(position: number): void {
+    if (position <= this.target) return;
+    this.target = position;
+    if (!this.scanning) this.scanning = this.scan().finally(() => (this.scanning = undefined));
+  }
+
+  private async scan(): Promise<void> {
+    while (this.scanned < this.target) {
+      const events = await this.store.readAll(this.scanned, Math.min(SCAN_BATCH, this.target - this.scanned));
+      if (events.length === 0) break;
+      for (const event of events) {
+        const prepared = await this.prepare(event);
+        this.scanned = event.position;
+        if (prepared) this.dispatch(event.position, prepared);
+      }
+    }
+  }
+
+  private dispatch(position: number, prepared: PreparedEvent): void {
+    const candidates: Poll[] = [];
+    if (prepared.audience === 'realm') {
+      for (const set of this.pollsByUser.values()) candidates.push(...set);
+    } else {
+      for (const userId of prepared.audience) {
+        const set = this.pollsByUser.get(userId);
+        if (set) candidates.push(...set);
+      }
+    }
+    for (const poll of candidates) {
+      const events = clientEventsAt(position, prepared, poll.recipient, poll.afterId);
+      if (events.length > 0) {
+        this.remove(poll);
+        poll.resolve(events);
+      }
+    }
+  }
+
+  async prepare(event: StoredEvent): Promise<PreparedEvent | null> {
+    if (this.prepared.has(event.position)) return this.prepared.get(event.position)!;
+    const prepared = await prepareEvent(event, this.db);
+    this.prepared.set(event.position, prepared);
+    if (this.prepared.size > PREPARED_CACHE) {
+      const oldest = this.prepared.keys().next().value as number;
+      this.prepared.delete(oldest);
+    }
+    return prepared;
+  }
+
+  /**
+   * Client events for `recipient` after `afterId` that are already in the log, up to `limit` log
+   * events, and the position the scan reached (so a caller can wait from there).
+   */
+  async pending(recipient: Recipient, afterId: number, upTo: number): Promise<{ events: ClientEvent[]; reached: number }> {
+    let from = positionOf(afterId);
+    const out: ClientEvent[] = [];
+    // The position of afterId itself may still hold later slots.
+    if (slotOf(afterId) < 499 && from > 0) from -= 1;
+    while (from < upTo && out.length === 0) {
+      const events = await this.store.readAll(from, Math.min(SCAN_BATCH, upTo - from));
+      if (events.length === 0) break;
+      for (const event of events) {
+        const prepared = await this.prepare(event);
+        if (prepared) out.push(...clientEventsAt(event.position, prepared, recipient, afterId));
+      }
+      from = events[events.length - 1]!.position;
+    }
+    return { events: out, reached: from };
+  }
+
+  add(poll: Poll): void {
+    const userId = poll.recipient.user.id;
+    let set = this.pollsByUser.get(userId);
+    if (!set) this.pollsByUser.set(userId, (set = new Set()));
+    set.add(poll);
+  }
+
+  remove(poll: Poll): void {
+    const set = this.pollsByUser.get(poll.recipient.user.id);
+    if (!set) return;
+    set.delete(poll);
+    if (set.size === 0) this.pollsByUser.delete(poll.recipient.user.id);
+  }
+
+  /** Answers every blocked poll (graceful shutdown). */
+  releaseAll(): void {
+    for (const set of this.pollsByUser.values()) for (const poll of set) poll.resolve([]);
+    this.pollsByUser.clear();
+  }
+}
+
+function clientEventsAt(position: number, prepared: PreparedEvent, recipient: Recipient, afterId: number): ClientEvent[] {
+  if (prepared.audience !== 'realm' && !prepared.audience.has(recipient.user.id)) return [];
+  const wanted = recipient.queue.event_types;
+  const out: ClientEvent[] = [];
+  prepared.forUser(recipient).forEach((event, k) => {
+    const id = clientEventId(position, k);
+    if (id <= afterId) return;
+    if (wanted && !wanted.includes(event.type)) return;
+    out.push({ ...event, id });
+  });
+  return out;
+}

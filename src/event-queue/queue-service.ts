@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { ApiError, errors } from '../domain/errors.js';
+import type { QueueRegistered } from '../domain/queues/events.js';
+import type { UserRow } from '../read/users.js';
+import type { RealmRow } from '../read/realm.js';
+import { metadataOf, type RequestMeta, type ServiceContext } from '../services/context.js';
+import { fetchSections } from './sections.js';
+import { HEARTBEAT_BASE, clientEventId, positionOf, slotOf, snapshotId } from './ids.js';
+import type { EventQueueHub } from './hub.js';
+import type { ClientEvent, QueueOptions, Recipient } from './types.js';
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version.js';
+
+export const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 3600;
+const queueStream = (queueId: string) => `queue-${queueId}`;
+
+export interface RegisterParams {
+  event_types?: string[];
+  fetch_event_types?: string[];
+  narrow?: unknown[];
+  all_public_streams?: boolean;
+  include_subscribers?: boolean | string;
+  client_capabilities?: Record<string, boolean>;
+  apply_markdown?: boolean;
+  client_gravatar?: boolean;
+  slim_presence?: boolean;
+  queue_lifespan_secs?: number;
+}
+
+export function normalizeNarrow(narrow: unknown[] | undefined): unknown[] {
+  return (narrow ?? []).map((term) => {
+    if (Array.isArray(term) && term.length === 2 && term.every((x) => typeof x === 'string')) {
+      return { operator: term[0], operand: term[1] };
+    }
+    if (term && typeof term === 'object' && !Array.isArray(term) && 'operator' in term && 'operand' in term) {
+      const t = term as { operator: unknown; operand: unknown; negated?: unknown };
+      if (t.negated) throw errors.badRequest('Negated narrow terms are not allowed in an event queue');
+      return { operator: t.operator, operand: t.operand };
+    }
+    throw new ApiError('BAD_NARROW', 400, 'Invalid narrow');
+  });
+}
+
+export class QueueService {
+  private sweeper: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    readonly hub: EventQueueHub,
+  ) {}
+
+  async register(meta: RequestMeta, user: UserRow, realm: RealmRow, params: RegisterParams): Promise<Record<string, unknown>> {
+    const options: QueueOptions = {
+      apply_markdown: params.apply_markdown ?? false,
+      client_gravatar: params.client_gravatar ?? false,
+      slim_presence: params.slim_presence ?? false,
+      all_public_streams: params.all_public_streams ?? false,
+      include_subscribers: params.include_subscribers === true || params.include_subscribers === 'partial',
+      client_capabilities: params.client_capabilities ?? {},
+      narrow: normalizeNarrow(params.narrow),
+      event_types: params.event_types ?? null,
+    };
+    const lifespan = Math.min(
+      Math.max(params.queue_lifespan_secs || this.ctx.config.defaultQueueLifespanSecs, this.ctx.config.defaultQueueLifespanSecs),
+      MAX_QUEUE_LIFESPAN_SECS,
+    );
+    const queueId = `${Math.floor(meta.now.getTime() / 1000)}:${randomUUID()}`;
+    const event: QueueRegistered = {
+      type: 'QueueRegistered',
+      data: {
+        queue_id: queueId,
+        user_id: user.id,
+        realm_id: realm.id,
+        event_types: options.event_types,
+        narrow: options.narrow,
+        options: { ...options },
+        lifespan_secs: lifespan,
+        created_at: Math.floor(meta.now.getTime() / 1000),
+      },
+    };
+    await this.ctx.commands.run(metadataOf(meta), async () => ({
+      appends: [{ streamId: queueStream(queueId), expectedVersion: -1, events: [event] }],
+      result: undefined,
+    }));
+    const wantedNames = params.fetch_event_types ?? params.event_types;
+    // One snapshot of the read tables: they all stand at the same log position (the runner moves
+    // them together), and events after it are what the queue delivers.
+    const { state, position } = await this.ctx.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const cp = await trx.selectFrom('checkpoints').select((eb) => eb.fn.min('position').as('p')).executeTakeFirstOrThrow();
+        const freshUser = await trx.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
+        const freshRealm = await trx.selectFrom('realms').selectAll().where('id', '=', realm.id).executeTakeFirstOrThrow();
+        const state = await fetchSections({
+          trx,
+          user: freshUser,
+          realm: freshRealm,
+          options,
+          config: this.ctx.config,
+          wanted: wantedNames ? new Set(wantedNames) : null,
+        });
+        return { state, position: Number(cp.p) };
+      });
+    const lastEventId = snapshotId(position);
+    await this.ctx.db
+      .insertInto('event_queue_cursors')
+      .values({ queue_id: queueId, acked_id: lastEventId, last_access: Date.now() })
+      .onConflict((oc) => oc.column('queue_id').doNothing())
+      .execute();
+    return {
+      queue_id: queueId,
+      last_event_id: lastEventId,
+      zulip_version: ZULIP_VERSION,
+      zulip_feature_level: ZULIP_FEATURE_LEVEL,
+      zulip_merge_base: ZULIP_MERGE_BASE,
+      ...state,
+    };
+  }
+
+  private async loadQueue(queueId: string, user: UserRow) {
+    const queue = await this.ctx.db.selectFrom('event_queues').selectAll().where('id', '=', queueId).executeTakeFirst();
+    if (!queue || queue.user_id !== user.id) throw errors.badEventQueue(queueId);
+    const cursor = await this.ctx.db.selectFrom('event_queue_cursors').selectAll().where('queue_id', '=', queueId).executeTakeFirst();
+    return { queue, ackedId: cursor ? Number(cursor.acked_id) : snapshotId(Number(queue.registered_position)) };
+  }
+
+  async getEvents(
+    user: UserRow,
+    realm: RealmRow,
+    queueId: string,
+    lastEventId: number | undefined,
+    dontBlock: boolean,
+    signal?: AbortSignal,
+  ): Promise<{ events: ClientEvent[]; queue_id: string }> {
+    const { queue, ackedId: stored } = await this.loadQueue(queueId, user);
+    const ackedId = Math.max(stored, lastEventId ?? stored);
+    await this.touch(queueId, ackedId);
+    const recipient: Recipient = { user, realm, queue: queue.options as unknown as QueueOptions, queueId };
+    for (;;) {
+      const upTo = this.ctx.projectedPosition();
+      const { events } = await this.hub.pending(recipient, ackedId, upTo);
+      if (events.length > 0 || dontBlock) return { events, queue_id: queueId };
+      // Nothing new: wait unless the hub moved on while we scanned (then scan the gap again).
+      if (this.hub.scannedPosition < upTo) {
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      const waited = await this.block(recipient, ackedId, signal);
+      if (waited.length > 0) return { events: waited, queue_id: queueId };
+      // Heartbeat: an id above everything delivered and below any future event.
+      const head = Math.max(this.hub.scannedPosition, positionOf(ackedId));
+      const base = clientEventId(head, HEARTBEAT_BASE);
+      const id = positionOf(ackedId) === head && slotOf(ackedId) >= HEARTBEAT_BASE ? Math.min(ackedId + 1, clientEventId(head, 999)) : base;
+      await this.touch(queueId, ackedId);
+      return { events: [{ type: 'heartbeat', id }], queue_id: queueId };
+    }
+  }
+
+  private block(recipient: Recipient, afterId: number, signal?: AbortSignal): Promise<ClientEvent[]> {
+    return new Promise((resolve) => {
+      const poll = {
+        recipient,
+        afterId,
+        resolve: (events: ClientEvent[]) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(events);
+        },
+      };
+      const onAbort = () => {
+        this.hub.remove(poll);
+        poll.resolve([]);
+      };
+      const timer = setTimeout(() => {
+        this.hub.remove(poll);
+        poll.resolve([]);
+      }, this.ctx.config.heartbeatSeconds * 1000);
+      signal?.addEventListener('abort', onAbort);
+      this.hub.add(poll);
+    });
+  }
+
+  private async touch(queueId: string, ackedId: number): Promise<void> {
+    await this.ctx.db
+      .insertInto('event_queue_cursors')
+      .values({ queue_id: queueId, acked_id: ackedId, last_access: Date.now() })
+      .onConflict((oc) =>
+        oc.column('queue_id').doUpdateSet({ acked_id: sql`GREATEST(event_queue_cursors.acked_id, excluded.acked_id)`, last_access: Date.now() }),
+      )
+      .execute();
+  }
+
+  async deleteQueue(meta: RequestMeta, user: UserRow, queueId: string, reason: 'client' | 'expired' = 'client'): Promise<void> {
+    await this.loadQueue(queueId, user);
+    await this.ctx.commands.run(metadataOf(meta), async () => ({
+      appends: [{ streamId: queueStream(queueId), expectedVersion: 1, events: [{ type: 'QueueDeleted', data: { queue_id: queueId, user_id: user.id, reason } }] }],
+      result: undefined,
+    }));
+    await this.ctx.db.deleteFrom('event_queue_cursors').where('queue_id', '=', queueId).execute();
+  }
+
+  /** Removes queues nobody has read for longer than their lifespan; runs on a slow timer. */
+  async expireIdleQueues(now = Date.now()): Promise<number> {
+    const idle = await this.ctx.db
+      .selectFrom('event_queues as q')
+      .leftJoin('event_queue_cursors as c', 'c.queue_id', 'q.id')
+      .select(['q.id', 'q.user_id', 'q.realm_id', 'q.lifespan_secs', 'q.created_at', 'c.last_access'])
+      .execute();
+    let expired = 0;
+    for (const q of idle) {
+      const last = q.last_access !== null ? Number(q.last_access) : Number(q.created_at) * 1000;
+      if (last + q.lifespan_secs * 1000 > now) continue;
+      const meta = { actorId: null, realmId: q.realm_id, client: 'queue-gc', requestId: randomUUID(), now: new Date(now) };
+      try {
+        await this.ctx.commands.run(metadataOf(meta), async () => ({
+          appends: [{ streamId: queueStream(q.id), expectedVersion: 1, events: [{ type: 'QueueDeleted', data: { queue_id: q.id, user_id: q.user_id, reason: 'expired' } }] }],
+          result: undefined,
+        }));
+        await this.ctx.db.deleteFrom('event_queue_cursors').where('queue_id', '=', q.id).execute();
+        expired += 1;
+      } catch {
+        // another process expired it first
+      }
+    }
+    return expired;
+  }
+
+  startSweeper(intervalMs = 60_000): void {
+    this.sweeper = setInterval(() => void this.expireIdleQueues().catch(() => undefined), intervalMs);
+    this.sweeper.unref();
+  }
+
+  stop(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.hub.releaseAll();
+  }
+}

@@ -1,0 +1,126 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { ApiError, errors } from '../domain/errors.js';
+
+/** The JSON schema subset a route uses to declare one parameter. */
+export interface ParamSchema {
+  type?: 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+  enum?: readonly unknown[];
+  items?: ParamSchema;
+  properties?: Record<string, ParamSchema>;
+  required?: readonly string[];
+  additionalProperties?: boolean | ParamSchema;
+  anyOf?: readonly ParamSchema[];
+  oneOf?: readonly ParamSchema[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  nullable?: boolean;
+  default?: unknown;
+  /** Accept a bare string for this parameter even though it may also be JSON (e.g. `to`). */
+  'x-raw-string-ok'?: boolean;
+}
+
+export interface ParamsSpec {
+  properties: Record<string, ParamSchema>;
+  required?: readonly string[];
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: true, coerceTypes: false });
+
+export interface CompiledParams {
+  spec: ParamsSpec;
+  validate: ValidateFunction;
+}
+
+export function compileParams(spec: ParamsSpec): CompiledParams {
+  const schema = { type: 'object', properties: spec.properties, required: spec.required ?? [], additionalProperties: true };
+  return { spec, validate: ajv.compile(schema) };
+}
+
+function schemaTypes(schema: ParamSchema): string[] {
+  if (schema.type) return [schema.type];
+  const alternatives = schema.anyOf ?? schema.oneOf ?? [];
+  return alternatives.flatMap(schemaTypes);
+}
+
+/**
+ * Form fields are strings. A field declared as a number, boolean, array or object is read the
+ * way the real server reads it: bare (`5`, `true`) or JSON-encoded (`"5"`, `[1,2]`).
+ */
+function decodeField(name: string, raw: unknown, schema: ParamSchema): unknown {
+  if (typeof raw !== 'string') return raw;
+  const types = schemaTypes(schema);
+  if (types.length === 0 || (types.length === 1 && types[0] === 'string')) return raw;
+  if (types.includes('integer') || types.includes('number')) {
+    if (/^-?\d+(\.\d+)?$/.test(raw.trim())) return Number(raw.trim());
+  }
+  if (types.includes('boolean')) {
+    if (raw === 'true' || raw === 'True') return true;
+    if (raw === 'false' || raw === 'False') return false;
+  }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    if (types.includes('string')) return raw;
+    if (types.includes('array') || types.includes('object')) throw errors.invalidJson(name);
+    return raw; // the schema check names the type problem
+  }
+}
+
+function describeError(error: ErrorObject, spec: ParamsSpec): ApiError {
+  const path = error.instancePath.replace(/^\//, '').split('/');
+  const name = path[0] || (error.params as { missingProperty?: string }).missingProperty || 'parameter';
+  if (error.keyword === 'required' && !error.instancePath) {
+    return errors.missingArgument((error.params as { missingProperty: string }).missingProperty);
+  }
+  const schema = spec.properties[name];
+  const where = path.length > 1 ? `${name}[${path.slice(1).join('][')}]` : name;
+  switch (error.keyword) {
+    case 'type': {
+      const wanted = (error.params as { type: string }).type;
+      const noun = wanted === 'integer' ? 'an integer' : wanted === 'boolean' ? 'a boolean' : wanted === 'array' ? 'a list' : wanted === 'object' ? 'a dict' : `a ${wanted}`;
+      return errors.invalidArgument(where, `is not ${noun}`);
+    }
+    case 'enum':
+      return errors.badRequest(`Invalid ${where}`);
+    case 'maxLength':
+      return errors.badRequest(`${where} is too long (limit: ${(error.params as { limit: number }).limit} characters)`);
+    case 'minLength':
+      return errors.badRequest(`${where} is too short`);
+    case 'minimum':
+    case 'maximum':
+      return errors.badRequest(`Invalid ${where}`);
+    default:
+      void schema;
+      return errors.badRequest(`Invalid ${where}`);
+  }
+}
+
+export interface ParsedParams<P> {
+  params: P;
+  ignored: string[];
+}
+
+const NUL = /\u0000/;
+
+/** Merges query and body fields, decodes declared types, validates, and lists undeclared names. */
+export function parseParams<P>(compiled: CompiledParams, fields: Record<string, unknown>): ParsedParams<P> {
+  const values: Record<string, unknown> = {};
+  const ignored: string[] = [];
+  for (const [name, raw] of Object.entries(fields)) {
+    const schema = compiled.spec.properties[name];
+    if (!schema) {
+      ignored.push(name);
+      continue;
+    }
+    // A repeated form field arrives as an array of strings; the real server takes the last one.
+    const value = Array.isArray(raw) && schemaTypes(schema).every((t) => t !== 'array') ? raw[raw.length - 1] : raw;
+    if (typeof value === 'string' && NUL.test(value)) throw errors.badRequest(`${name} contains NULL (0x00) characters.`);
+    values[name] = decodeField(name, value, schema);
+  }
+  if (!compiled.validate(values)) throw describeError(compiled.validate.errors![0]!, compiled.spec);
+  return { params: values as P, ignored };
+}

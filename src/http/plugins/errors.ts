@@ -1,0 +1,58 @@
+import fp from 'fastify-plugin';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError, errors } from '../../domain/errors.js';
+
+const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004']);
+
+/** Maps anything thrown to a Zulip error envelope; internals of a 5xx are logged, never shown. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = error as FastifyError & { code?: string; statusCode?: number };
+  if (e.code && DB_UNAVAILABLE.has(e.code)) return errors.serviceUnavailable();
+  if (typeof e.message === 'string' && /Connection terminated|timeout exceeded when trying to connect/i.test(e.message)) {
+    return errors.serviceUnavailable();
+  }
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    switch (e.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      case 'FST_REQ_FILE_TOO_LARGE':
+        return new ApiError('BAD_REQUEST', 413, 'Request body is too large');
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return new ApiError('BAD_REQUEST', 415, 'Unsupported content type');
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return new ApiError('INVALID_JSON', 400, 'Malformed JSON');
+      default:
+        return errors.badRequest('Malformed request');
+    }
+  }
+  return new ApiError('INTERNAL_SERVER_ERROR', 500, 'Internal server error');
+}
+
+async function errorPlugin(app: FastifyInstance, opts: { routePatterns: () => Array<{ pattern: RegExp; method: string }> }) {
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    void reply
+      .status(apiError.status)
+      .headers(apiError.headers)
+      .send({ result: 'error', msg: apiError.message, code: apiError.code, ...apiError.extra });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = opts.routePatterns().filter((r) => r.pattern.test(path)).map((r) => r.method);
+    if (allowed.length > 0) {
+      void reply.status(405).header('Allow', allowed.join(', ')).send({
+        result: 'error',
+        msg: 'Method Not Allowed',
+        code: 'BAD_REQUEST',
+        allowed_methods: allowed,
+      });
+      return;
+    }
+    const error = errors.notFound();
+    void reply.status(404).send({ result: 'error', msg: error.message, code: error.code });
+  });
+}
+
+export default fp(errorPlugin, { name: 'errors' });

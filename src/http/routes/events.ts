@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { defineRoute } from '../route.js';
+import type { RegisterParams } from '../../event-queue/queue-service.js';
+import type { AppServices } from '../services.js';
+
+const registerParams = {
+  event_types: { type: 'array', items: { type: 'string' } },
+  fetch_event_types: { type: 'array', items: { type: 'string' } },
+  narrow: { type: 'array' },
+  all_public_streams: { type: 'boolean' },
+  include_subscribers: { anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['partial'] }] },
+  client_capabilities: { type: 'object', additionalProperties: { type: 'boolean' } },
+  apply_markdown: { type: 'boolean' },
+  client_gravatar: { type: 'boolean' },
+  slim_presence: { type: 'boolean' },
+  queue_lifespan_secs: { type: 'integer', minimum: 0 },
+  presence_last_update_id: { type: 'integer' },
+  presence_history_limit_days: { type: 'integer' },
+} as const;
+
+/** Event queues: POST /register, GET and DELETE /events. */
+export default async function eventRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
+  const { queues } = services;
+
+  defineRoute<RegisterParams>(app, {
+    method: 'POST',
+    url: '/register',
+    params: { properties: { ...registerParams } },
+    handler: async ({ params, user, realm, meta }) => queues.register(meta, user, realm, params),
+  });
+
+  defineRoute<{ queue_id?: string; last_event_id?: number; dont_block?: boolean } & RegisterParams>(app, {
+    method: 'GET',
+    url: '/events',
+    rateLimit: false,
+    params: {
+      properties: {
+        queue_id: { type: 'string' },
+        last_event_id: { type: 'integer' },
+        dont_block: { type: 'boolean' },
+        ...registerParams,
+      },
+    },
+    handler: async ({ params, user, realm, meta, request }) => {
+      // Without a queue id, the parameters register a new queue (as the real server allows).
+      if (params.queue_id === undefined) return queues.register(meta, user, realm, params);
+      const abort = new AbortController();
+      request.raw.once('close', () => abort.abort());
+      return queues.getEvents(user, realm, params.queue_id, params.last_event_id, params.dont_block ?? false, abort.signal);
+    },
+  });
+
+  defineRoute<{ queue_id: string }>(app, {
+    method: 'DELETE',
+    url: '/events',
+    params: { properties: { queue_id: { type: 'string' } }, required: ['queue_id'] },
+    handler: async ({ params, user, meta }) => {
+      await queues.deleteQueue(meta, user, params.queue_id);
+    },
+  });
+}

@@ -1,0 +1,32 @@
+import { loadConfig } from './config.js';
+import { buildServer } from './build-server.js';
+import { allProjections } from '../projections/index.js';
+
+const config = loadConfig();
+const server = await buildServer(config, {
+  projections: allProjections,
+  writeZuliprc: true,
+  logger: { level: config.logLevel },
+});
+const log = server.fastify.log;
+if (server.bootstrap.owner?.zuliprcPath) {
+  log.info(`created the organization; the owner's credentials are in ${server.bootstrap.owner.zuliprcPath}`);
+  console.log(`zuliprc written to ${server.bootstrap.owner.zuliprcPath}`);
+}
+await server.fastify.listen({ host: config.host, port: config.port });
+console.log(
+  `listening on ${config.externalUrl} (${server.platform.database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}, ${server.platform.bus.kind} bus)`,
+);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal}: answering blocked long-polls and shutting down`);
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

@@ -1,0 +1,99 @@
+import type { Test } from 'tap';
+import { loadConfig, type Config } from '../../src/config.js';
+import { buildServer, type ServerInstance } from '../../src/build-server.js';
+import { allProjections } from '../../projections/index.js';
+import { createUser } from '../../src/services/users.js';
+import { Role } from '../../src/domain/roles.js';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
+
+export { Role };
+
+/**
+ * Tests run on the embedded database by default. With TEST_DATABASE_URL (and TEST_NATS_URL) set,
+ * each test file gets its own fresh PostgreSQL database instead, on the same code path as production.
+ */
+export async function testConfig(overrides: Partial<Config> = {}): Promise<Config> {
+  const base = loadConfig({ RATE_LIMIT_PER_MINUTE: '0', HEARTBEAT_SECONDS: '2' });
+  const admin = process.env.TEST_DATABASE_URL;
+  let databaseUrl: string | undefined;
+  if (admin) {
+    const name = `test_${randomUUID().replace(/-/g, '')}`;
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    await client.query(`CREATE DATABASE ${name}`);
+    await client.end();
+    const url = new URL(admin);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+  }
+  return { ...base, databaseUrl, natsUrl: databaseUrl ? process.env.TEST_NATS_URL : undefined, ...overrides };
+}
+
+export interface TestUser {
+  id: number;
+  email: string;
+  apiKey: string;
+  auth: string;
+}
+
+export interface TestServer extends ServerInstance {
+  owner: TestUser;
+  /** Creates a user with the given role and returns its credentials. */
+  user(role?: number, name?: string, extra?: { bot_type?: number; bot_owner_id?: number }): Promise<TestUser>;
+  /** Calls the API as `as` (or unauthenticated) with form-encoded parameters; objects are JSON-encoded. */
+  api(method: string, path: string, as: TestUser | null, params?: Record<string, unknown>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+}
+
+export function basicAuth(email: string, key: string): string {
+  return `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
+}
+
+export function encodeParams(params: Record<string, unknown>): string {
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined) continue;
+    form.append(key, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  return form.toString();
+}
+
+let counter = 0;
+
+export async function startTestServer(t: Test, overrides: Partial<Config> = {}): Promise<TestServer> {
+  const config = await testConfig(overrides);
+  const server = await buildServer(config, { projections: allProjections, inMemory: !config.databaseUrl });
+  t.teardown(() => server.close());
+  const ownerRow = await server.platform.db.selectFrom('users').selectAll().where('role', '=', Role.OWNER).executeTakeFirstOrThrow();
+  const owner = { id: ownerRow.id, email: ownerRow.delivery_email, apiKey: ownerRow.api_key, auth: basicAuth(ownerRow.delivery_email, ownerRow.api_key) };
+  const testServer: TestServer = Object.assign(server, {
+    owner,
+    async user(role = Role.MEMBER, name?: string, extra: { bot_type?: number; bot_owner_id?: number } = {}) {
+      counter += 1;
+      const email = `${name ?? 'user'}${counter}@example.com`.toLowerCase().replace(/\s+/g, '');
+      const meta = { actorId: owner.id, realmId: 1, client: 'test', requestId: randomUUID(), now: new Date() };
+      const created = await createUser(server.platform, meta, { email, full_name: name ?? `User ${counter}`, role, ...extra });
+      return { id: created.user_id, email, apiKey: created.api_key, auth: basicAuth(email, created.api_key) };
+    },
+    async api(method: string, path: string, as: TestUser | null, params: Record<string, unknown> = {}) {
+      const encoded = encodeParams(params);
+      const isQuery = method === 'GET';
+      const url = `/api/v1${path}${isQuery && encoded ? `?${encoded}` : ''}`;
+      const headers: Record<string, string> = {};
+      if (as) headers.authorization = as.auth;
+      if (!isQuery) headers['content-type'] = 'application/x-www-form-urlencoded';
+      const response = await server.fastify.inject({ method: method as 'GET', url, headers, payload: isQuery ? undefined : encoded });
+      let body: unknown;
+      try {
+        body = response.json();
+      } catch {
+        body = response.body;
+      }
+      return { status: response.statusCode, body, headers: response.headers as Record<string, unknown> };
+    },
+  });
+  return testServer;
+}
+
+export { sql };
