@@ -3,6 +3,7 @@ import { realmsProjection } from './realms.js';
 import { usersProjection } from './users.js';
 import { userGroupsProjection } from './user-groups.js';
 import { eventQueuesProjection } from './event-queues.js';
+import { channelsProjection } from './channels.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -10,4 +11,5 @@ export const allProjections: readonly Projection[] = [
   usersProjection,
   userGroupsProjection,
   eventQueuesProjection,
+  channelsProjection,
 ];

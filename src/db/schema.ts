@@ -104,7 +104,50 @@ export interface EventQueueCursorsTable {
   last_access: number;
 }
 
-export interface Database {
+export interface StreamsTable {
+  id: number;
+  realm_id: number;
+  name: string;
+  description: string;
+  rendered_description: string;
+  invite_only: boolean;
+  is_web_public: boolean;
+  history_public_to_subscribers: boolean;
+  stream_post_policy: number;
+  message_retention_days: number | null;
+  can_remove_subscribers_group: number;
+  creator_id: number | null;
+  date_created: number;
+  first_message_id: number | null;
+  is_default: boolean;
+  deactivated: boolean;
+  version: number;
+}
+
+export interface SubscriptionsTable {
+  user_id: number;
+  stream_id: number;
+  active: boolean;
+  color: string;
+  is_muted: boolean;
+  pin_to_top: boolean;
+  desktop_notifications: boolean | null;
+  email_notifications: boolean | null;
+  push_notifications: boolean | null;
+  audible_notifications: boolean | null;
+  wildcard_mentions_notify: boolean | null;
+}
+
+export interface UserTopicsTable {
+  user_id: number;
+  stream_id: number;
+  topic: string;
+  visibility_policy: number;
+  last_updated: number;
+}
+
+/** Tables of the core and of each API area; an area adds its interface here and to AreaTables. */
+export interface Database extends ChannelTables {
   events: EventsTable;
   checkpoints: CheckpointsTable;
   realms: RealmsTable;
@@ -115,6 +158,12 @@ export interface Database {
   user_group_subgroups: UserGroupSubgroupsTable;
   event_queues: EventQueuesTable;
   event_queue_cursors: EventQueueCursorsTable;
+}
+
+export interface ChannelTables {
+  streams: StreamsTable;
+  subscriptions: SubscriptionsTable;
+  user_topics: UserTopicsTable;
 }
 
 export type { Generated };

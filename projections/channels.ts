@@ -1,0 +1,85 @@
+import { defineProjection } from './define.js';
+
+export const channelsProjection = defineProjection({
+  name: 'channels',
+  version: 1,
+  tables: ['streams', 'subscriptions', 'user_topics'],
+  handlers: {
+    StreamCreated: async (trx, d, e) => {
+      await trx
+        .insertInto('streams')
+        .values({
+          id: d.stream_id,
+          realm_id: d.realm_id,
+          name: d.name,
+          description: d.description,
+          rendered_description: d.rendered_description,
+          invite_only: d.invite_only,
+          is_web_public: d.is_web_public,
+          history_public_to_subscribers: d.history_public_to_subscribers,
+          stream_post_policy: d.stream_post_policy,
+          message_retention_days: d.message_retention_days,
+          can_remove_subscribers_group: d.can_remove_subscribers_group,
+          creator_id: d.creator_id,
+          date_created: d.date_created,
+          first_message_id: null,
+          is_default: d.is_default,
+          deactivated: false,
+          version: e.stream_version,
+        })
+        .execute();
+    },
+    StreamPropertyChanged: async (trx, d, e) => {
+      const set: Record<string, unknown> = { [d.property]: d.value, version: e.stream_version };
+      if (d.property === 'description' && d.extra?.rendered_description !== undefined) {
+        set.rendered_description = d.extra.rendered_description;
+      }
+      await trx.updateTable('streams').set(set).where('id', '=', d.stream_id).execute();
+    },
+    StreamArchived: async (trx, d, e) => {
+      await trx.updateTable('streams').set({ deactivated: true, is_default: false, version: e.stream_version }).where('id', '=', d.stream_id).execute();
+      await trx.updateTable('subscriptions').set({ active: false }).where('stream_id', '=', d.stream_id).execute();
+    },
+    UserSubscribed: async (trx, d) => {
+      await trx
+        .insertInto('subscriptions')
+        .values({
+          user_id: d.user_id,
+          stream_id: d.stream_id,
+          active: true,
+          color: d.color,
+          is_muted: false,
+          pin_to_top: false,
+          desktop_notifications: null,
+          email_notifications: null,
+          push_notifications: null,
+          audible_notifications: null,
+          wildcard_mentions_notify: null,
+        })
+        .onConflict((oc) => oc.columns(['user_id', 'stream_id']).doUpdateSet({ active: true }))
+        .execute();
+    },
+    UserUnsubscribed: async (trx, d) => {
+      await trx.updateTable('subscriptions').set({ active: false }).where('user_id', '=', d.user_id).where('stream_id', '=', d.stream_id).execute();
+    },
+    SubscriptionPropertyChanged: async (trx, d) => {
+      await trx
+        .updateTable('subscriptions')
+        .set({ [d.property]: d.value })
+        .where('user_id', '=', d.user_id)
+        .where('stream_id', '=', d.stream_id)
+        .execute();
+    },
+    UserTopicPolicySet: async (trx, d) => {
+      if (d.visibility_policy === 0) {
+        await trx.deleteFrom('user_topics').where('user_id', '=', d.user_id).where('stream_id', '=', d.stream_id).where('topic', '=', d.topic).execute();
+        return;
+      }
+      await trx
+        .insertInto('user_topics')
+        .values({ user_id: d.user_id, stream_id: d.stream_id, topic: d.topic, visibility_policy: d.visibility_policy, last_updated: d.last_updated })
+        .onConflict((oc) => oc.columns(['user_id', 'stream_id', 'topic']).doUpdateSet({ visibility_policy: d.visibility_policy, last_updated: d.last_updated }))
+        .execute();
+    },
+  },
+});

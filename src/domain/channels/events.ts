@@ -1,0 +1,54 @@
+import type { Event } from '../event-types.js';
+
+export type StreamProperties = {
+  name: string;
+  description: string;
+  rendered_description: string;
+  invite_only: boolean;
+  is_web_public: boolean;
+  history_public_to_subscribers: boolean;
+  stream_post_policy: number;
+  message_retention_days: number | null;
+  can_remove_subscribers_group: number;
+};
+
+export type StreamCreated = Event<'StreamCreated', StreamProperties & {
+  stream_id: number;
+  realm_id: number;
+  creator_id: number | null;
+  date_created: number;
+  is_default: boolean;
+}>;
+/** One property of a channel changed (name, description, invite_only, ...); `value` is the new value. */
+export type StreamPropertyChanged = Event<'StreamPropertyChanged', {
+  stream_id: number;
+  property: keyof StreamProperties | 'is_default' | 'first_message_id';
+  value: unknown;
+  /** Extra fields the client event carries (e.g. rendered_description with description). */
+  extra?: Record<string, unknown>;
+}>;
+export type StreamArchived = Event<'StreamArchived', { stream_id: number; name: string }>;
+export type UserSubscribed = Event<'UserSubscribed', { stream_id: number; user_id: number; color: string }>;
+export type UserUnsubscribed = Event<'UserUnsubscribed', { stream_id: number; user_id: number }>;
+export type SubscriptionPropertyChanged = Event<'SubscriptionPropertyChanged', {
+  stream_id: number;
+  user_id: number;
+  property: 'color' | 'is_muted' | 'pin_to_top' | 'desktop_notifications' | 'email_notifications' | 'push_notifications' | 'audible_notifications' | 'wildcard_mentions_notify';
+  value: unknown;
+}>;
+export type UserTopicPolicySet = Event<'UserTopicPolicySet', {
+  user_id: number;
+  stream_id: number;
+  topic: string;
+  visibility_policy: number;
+  last_updated: number;
+}>;
+
+export type ChannelEvent =
+  | StreamCreated
+  | StreamPropertyChanged
+  | StreamArchived
+  | UserSubscribed
+  | UserUnsubscribed
+  | SubscriptionPropertyChanged
+  | UserTopicPolicySet;
