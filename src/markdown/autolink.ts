@@ -1,0 +1,142 @@
+// Finds bare URLs, domains and e-mail addresses in text the way Zulip does:
+// - a link starts at the start of text or after whitespace or one of ' " ( , : <;
+// - it is `http(s)://host[/path]`, `domain.tld[/path]` (tld from the IANA list) or `user@domain.tld`;
+// - paths may hold balanced parentheses nested at most seven deep;
+// - it ends where only trailing punctuation `!:;?),.'">` stands before whitespace or the end of the text,
+//   taking the shortest path for which that holds (so "url," and "(url)" lose the punctuation).
+import tldList from 'tlds';
+
+// File-name extensions that are also TLDs link far more often by accident than on purpose.
+const falsePositiveTlds = new Set(['java', 'md', 'mov', 'py', 'zip']);
+const tlds = new Set(tldList.filter((tld) => !falsePositiveTlds.has(tld)));
+
+const startAfter = new Set([`'`, '"', '(', ',', ':', '<']);
+const trailing = new Set(['!', ':', ';', '?', ')', ',', '.', "'", '"', '>']);
+const maxParenDepth = 7;
+
+const isWhitespace = (c: string | undefined): boolean => c !== undefined && /\s/u.test(c);
+const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}_]/u.test(c);
+const isHostChar = (c: string | undefined): boolean => c !== undefined && (isWordChar(c) || c === '.' || c === ':' || c === '@' || c === '-');
+const isDomainChar = (c: string | undefined): boolean => c !== undefined && (isWordChar(c) || c === '-');
+const isPathChar = (c: string | undefined): boolean => c !== undefined && !isWhitespace(c) && c !== '(' && c !== ')' && c !== '"';
+
+export interface FoundUrl {
+  start: number;
+  end: number;
+  text: string;
+  href: string;
+}
+
+const mayStartAt = (text: string, i: number): boolean => i === 0 || isWhitespace(text[i - 1]) || startAfter.has(text[i - 1] ?? '');
+
+/** Whether a link may end at `i`: only trailing punctuation, then whitespace or the end. */
+function mayEndAt(text: string, i: number): boolean {
+  let j = i;
+  while (j < text.length && trailing.has(text[j] ?? '')) j++;
+  return j === text.length || isWhitespace(text[j]);
+}
+
+/** Every position a path starting at `i` (at a "/") can end at, shortest first. */
+function pathEnds(text: string, i: number): number[] {
+  const ends: number[] = [];
+  // Walks the path; at depth 0 every position is a possible end. Parenthesized groups must close.
+  const walk = (from: number, depth: number): number | undefined => {
+    let j = from;
+    for (;;) {
+      if (depth === 0) ends.push(j);
+      const c = text[j];
+      if (isPathChar(c)) {
+        j++;
+      } else if (c === '(') {
+        if (depth + 1 > maxParenDepth) return undefined;
+        const closed = walk(j + 1, depth + 1);
+        if (closed === undefined) return undefined;
+        j = closed;
+      } else if (c === ')' && depth > 0) {
+        return j + 1;
+      } else {
+        return depth === 0 ? j : undefined;
+      }
+    }
+  };
+  walk(i + 1, 0);
+  return ends;
+}
+
+/** The end of the link whose host part ends at `hostEnd`, if any. */
+function endWithOptionalPath(text: string, hostEnd: number): number | undefined {
+  if (text[hostEnd] === '/') {
+    for (const end of pathEnds(text, hostEnd)) if (mayEndAt(text, end)) return end;
+  }
+  return mayEndAt(text, hostEnd) ? hostEnd : undefined;
+}
+
+function matchProtocolUrl(text: string, i: number): number | undefined {
+  const scheme = /^https?:\/\//i.exec(text.slice(i, i + 8));
+  if (!scheme) return undefined;
+  const hostStart = i + scheme[0].length;
+  for (let hostEnd = hostStart + 1; hostEnd <= text.length && isHostChar(text[hostEnd - 1]); hostEnd++) {
+    const end = endWithOptionalPath(text, hostEnd);
+    if (end !== undefined) return end;
+  }
+  return undefined;
+}
+
+function matchDomain(text: string, i: number): number | undefined {
+  // Labels separated by dots; the last label must be a TLD. Longer domains are tried first.
+  let j = i;
+  const dots: number[] = [];
+  for (;;) {
+    const labelStart = j;
+    while (isDomainChar(text[j])) j++;
+    if (j === labelStart) break;
+    if (text[j] !== '.') break;
+    dots.push(j);
+    j++;
+  }
+  for (let d = dots.length - 1; d >= 0; d--) {
+    const tldStart = (dots[d] ?? 0) + 1;
+    let tldEnd = tldStart;
+    while (isDomainChar(text[tldEnd])) tldEnd++;
+    // Like a regex alternation, a TLD may also be a prefix of the label ("co" in "com").
+    for (let end = tldEnd; end > tldStart; end--) {
+      if (!tlds.has(text.slice(tldStart, end).toLowerCase())) continue;
+      const linkEnd = endWithOptionalPath(text, end);
+      if (linkEnd !== undefined) return linkEnd;
+    }
+  }
+  return undefined;
+}
+
+function matchEmail(text: string, i: number): number | undefined {
+  const match = /^[\p{L}\p{N}_.-]+@[\p{L}\p{N}_.-]+\.[\p{L}\p{N}_]+/u.exec(text.slice(i));
+  if (!match) return undefined;
+  // Backtrack like a regex would: the address may end early, before trailing punctuation.
+  for (let end = i + match[0].length; end > i; end--) {
+    const candidate = text.slice(i, end);
+    if (/^[\p{L}\p{N}_.-]+@[\p{L}\p{N}_.-]+\.[\p{L}\p{N}_]+$/u.test(candidate) && mayEndAt(text, end)) return end;
+  }
+  return undefined;
+}
+
+export function findUrls(text: string): FoundUrl[] {
+  const found: FoundUrl[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (!mayStartAt(text, i) || isWhitespace(text[i])) {
+      i++;
+      continue;
+    }
+    const protocolEnd = matchProtocolUrl(text, i);
+    const end = protocolEnd ?? matchDomain(text, i) ?? matchEmail(text, i);
+    if (end === undefined) {
+      i++;
+      continue;
+    }
+    const url = text.slice(i, end);
+    const href = protocolEnd !== undefined ? url : url.includes('@') && !url.includes('/') ? `mailto:${url}` : `http://${url}`;
+    found.push({ start: i, end, text: url, href });
+    i = end;
+  }
+  return found;
+}

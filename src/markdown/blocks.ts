@@ -1,0 +1,47 @@
+// Fenced blocks with a meaning beyond code: ```quote, ```spoiler Header, ```math; everything else is a
+// code block in Zulip's codehilite wrapper.
+import { canonicalLanguageName } from './code-language.js';
+import { renderDisplayMath } from './math.js';
+import { parseMarkdown } from './parse.js';
+import { container, h, hastElement, hText, rewrite, type MdNode } from './tree.js';
+
+/** Parses `source` and expands its special blocks, recursively (quotes and spoilers hold Markdown). */
+export function parseWithBlocks(source: string): MdNode {
+  const tree = parseMarkdown(source);
+  expandBlocks(tree);
+  return tree;
+}
+
+function expandBlocks(tree: MdNode): void {
+  rewrite(tree, (node) => (node.type === 'code' ? [renderFence(node)] : undefined));
+}
+
+function renderFence(node: MdNode): MdNode {
+  const lang = (node.lang ?? '').toLowerCase();
+  const value = node.value ?? '';
+  switch (lang) {
+    case 'quote':
+    case 'quoted':
+      return { type: 'blockquote', children: parseWithBlocks(value).children ?? [] };
+    case 'spoiler':
+      return container('div', { className: ['spoiler-block'] }, [
+        container('div', { className: ['spoiler-header'] }, parseWithBlocks(node.meta ?? '').children ?? []),
+        container('div', { className: ['spoiler-content'], ariaHidden: 'true' }, parseWithBlocks(value).children ?? []),
+      ]);
+    case 'math':
+      return renderDisplayMath(value);
+    default:
+      return codeBlock(value, node.lang ?? undefined);
+  }
+}
+
+/** `<div class="codehilite" data-code-language="Python"><pre><span></span><code>…</code></pre></div>` */
+export function codeBlock(value: string, lang: string | undefined): MdNode {
+  // Like Pygments: no trailing whitespace on lines, no blank lines around the code, one final newline.
+  const lines = value.split('\n').map((line) => line.replace(/\s+$/, ''));
+  while (lines.length > 0 && lines[0] === '') lines.shift();
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const code = lines.join('\n') + '\n';
+  const properties = lang ? { className: ['codehilite'], dataCodeLanguage: canonicalLanguageName(lang) } : { className: ['codehilite'] };
+  return hastElement('div', properties, [h('pre', {}, [h('span', {}), h('code', {}, [hText(code)])])]);
+}

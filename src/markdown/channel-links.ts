@@ -1,0 +1,25 @@
+// Channel, topic and message links: `#**channel**`, `#**channel>topic**`, `#**channel>topic@123**`.
+import type { RenderState } from './state.js';
+import { element, text, type MdNode } from './tree.js';
+import { channelNarrowUrl, encodeHashComponent } from './urls.js';
+
+export function renderChannelLink(atom: string, state: RenderState): MdNode[] {
+  const body = atom.slice(3, -2);
+  const separator = body.indexOf('>');
+  const channelName = separator === -1 ? body : body.slice(0, separator);
+  const channel = state.ctx.channelByName(channelName);
+  if (!channel) return [text('#'), { type: 'strong', children: [text(body)] }];
+  const channelUrl = channelNarrowUrl(channel);
+  if (separator === -1) {
+    return [element('a', { className: ['stream'], dataStreamId: String(channel.id), href: channelUrl }, [text(`#${channel.name}`)])];
+  }
+  let topic = body.slice(separator + 1);
+  const messageId = /@(\d+)$/.exec(topic);
+  if (messageId) {
+    topic = topic.slice(0, messageId.index);
+    const href = `${channelUrl}/topic/${encodeHashComponent(topic)}/near/${messageId[1]}`;
+    return [element('a', { className: ['message-link'], href }, [text(`#${channel.name}>${topic} @ 💬`)])];
+  }
+  const href = `${channelUrl}/topic/${encodeHashComponent(topic)}`;
+  return [element('a', { className: ['stream-topic'], dataStreamId: String(channel.id), href }, [text(`#${channel.name}>${topic}`)])];
+}

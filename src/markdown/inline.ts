@@ -1,0 +1,67 @@
+// Zulip's inline transforms on the parsed tree, in order: atoms (mentions, channel links, math, times),
+// bare URLs, realm linkifiers, emoji, then hard line breaks for every newline.
+import { findUrls } from './autolink.js';
+import { renderChannelLink } from './channel-links.js';
+import { findEmoji } from './emoji-text.js';
+import { findLinkifierMatches } from './linkifiers.js';
+import { renderInlineMath } from './math.js';
+import { renderMention } from './mentions.js';
+import type { RenderState } from './state.js';
+import { renderGlobalTime } from './time.js';
+import { replaceInText, rewrite, text, type MdNode, type TextMatch } from './tree.js';
+
+const insideCode = new Set(['code', 'inlineCode', 'zulipElement']);
+const insideLinks = new Set([...insideCode, 'link']);
+
+function mergeAdjacentText(tree: MdNode): void {
+  const visit = (node: MdNode): void => {
+    if (!node.children) return;
+    const merged: MdNode[] = [];
+    for (const child of node.children) {
+      const last = merged[merged.length - 1];
+      if (child.type === 'text' && last?.type === 'text') last.value = (last.value ?? '') + (child.value ?? '');
+      else merged.push(child);
+      visit(child);
+    }
+    node.children = merged;
+  };
+  visit(tree);
+}
+
+function renderAtom(atom: string, state: RenderState): MdNode[] {
+  switch (atom[0]) {
+    case '@':
+      return renderMention(atom, state);
+    case '#':
+      return renderChannelLink(atom, state);
+    case '$':
+      return renderInlineMath(atom);
+    case '<':
+      return renderGlobalTime(atom);
+    default:
+      return [text(atom)];
+  }
+}
+
+const linkNode = (url: string, label: string): MdNode => ({ type: 'link', url, title: null, children: [text(label)] });
+
+export function applyInlineTransforms(tree: MdNode, state: RenderState): void {
+  rewrite(tree, (node) => (node.type === 'zulipAtom' ? renderAtom(node.value ?? '', state) : undefined));
+  mergeAdjacentText(tree);
+  replaceInText(tree, insideLinks, (value) =>
+    findUrls(value).map((url): TextMatch => ({ start: url.start, end: url.end, nodes: [linkNode(url.href, url.text)] })),
+  );
+  if (state.ctx.linkifiers.length > 0) {
+    replaceInText(tree, insideLinks, (value) =>
+      findLinkifierMatches(value, state.ctx.linkifiers, state.ctx.realmUrl).map(
+        (match): TextMatch => ({ start: match.start, end: match.end, nodes: [linkNode(match.url, match.text)] }),
+      ),
+    );
+  }
+  replaceInText(tree, insideCode, (value) => findEmoji(value, state));
+  replaceInText(tree, insideCode, (value) => {
+    const breaks: TextMatch[] = [];
+    for (const match of value.matchAll(/\n/g)) breaks.push({ start: match.index, end: match.index + 1, nodes: [{ type: 'break' }] });
+    return breaks;
+  });
+}

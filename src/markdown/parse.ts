@@ -1,0 +1,73 @@
+// Markdown source → mdast in Zulip's dialect, with the fixes that need the source text itself.
+import { gfmStrikethroughFromMarkdown } from 'mdast-util-gfm-strikethrough';
+import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
+import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
+import { gfmTable } from 'micromark-extension-gfm-table';
+import remarkParse from 'remark-parse';
+import { unified, type Processor } from 'unified';
+import type { Root } from 'mdast';
+import { zulipFromMarkdown, zulipMicromark } from './syntax.js';
+import { rewrite, text, type MdNode } from './tree.js';
+import { safeHref } from './urls.js';
+
+/** unified plugin: Zulip's syntax extensions for remark-parse. */
+export function remarkZulipSyntax(this: Processor): void {
+  const data = this.data();
+  (data.micromarkExtensions ??= []).push(gfmStrikethrough({ singleTilde: false }), gfmTable(), zulipMicromark);
+  (data.fromMarkdownExtensions ??= []).push(gfmStrikethroughFromMarkdown(), gfmTableFromMarkdown(), zulipFromMarkdown);
+}
+
+const parser = unified().use(remarkParse).use(remarkZulipSyntax).freeze();
+
+const sourceOf = (node: MdNode, source: string): string | undefined => {
+  const start = node.position?.start.offset;
+  const end = node.position?.end.offset;
+  return start === undefined || end === undefined ? undefined : source.slice(start, end);
+};
+
+const emphasisMarkers: Record<string, string> = { strong: '**', emphasis: '*', delete: '~~' };
+
+function containsLineBreak(node: MdNode): boolean {
+  if (node.type === 'text') return (node.value ?? '').includes('\n');
+  return (node.children ?? []).some(containsLineBreak);
+}
+
+/** Parses one Markdown document (a message, or the inside of a quote or spoiler block). */
+export function parseMarkdown(source: string): MdNode {
+  const tree = parser.parse(source) as Root as unknown as MdNode;
+  fixSourceDependent(tree, source);
+  return tree;
+}
+
+function fixSourceDependent(tree: MdNode, source: string): void {
+  rewrite(tree, (node) => {
+    switch (node.type) {
+      case 'inlineCode': {
+        // Zulip keeps the spaces inside backticks ("`` a ``" is " a ").
+        const raw = sourceOf(node, source);
+        if (raw !== undefined && !raw.includes('\n')) node.value = raw.replace(/^`+/, '').replace(/`+$/, '');
+        return [node];
+      }
+      case 'link':
+      case 'image': {
+        // A link to a target Zulip does not allow stays literal text (which may still hold bare URLs).
+        if (safeHref(node.url ?? '', '') === undefined) return [text(sourceOf(node, source) ?? '')];
+        if (node.type === 'image') {
+          return [{ type: 'link', url: node.url ?? '', title: null, children: node.alt ? [text(node.alt)] : [] }];
+        }
+        return undefined;
+      }
+      case 'strong':
+      case 'emphasis':
+      case 'delete': {
+        // Emphasis never spans lines in Zulip: the markers stay as typed.
+        if (!containsLineBreak(node)) return undefined;
+        const marker = emphasisMarkers[node.type] ?? '';
+        fixSourceDependent(node, source);
+        return [text(marker), ...(node.children ?? []), text(marker)];
+      }
+      default:
+        return undefined;
+    }
+  });
+}

@@ -1,0 +1,58 @@
+// Public types of the Markdown renderer; index.ts re-exports them.
+
+export interface MentionableUser {
+  id: number;
+  fullName: string;
+  email: string;
+  isActive?: boolean;
+}
+export interface MentionableGroup {
+  id: number;
+  name: string;
+}
+export interface LinkableChannel {
+  id: number;
+  name: string;
+}
+/** urlTemplate is RFC 6570; the pattern's named groups are inserted as {name}. */
+export interface Linkifier {
+  id: number;
+  pattern: string;
+  urlTemplate: string;
+}
+export interface CustomEmoji {
+  id: number;
+  name: string;
+  sourceUrl: string;
+}
+export interface RenderContext {
+  /** e.g. "http://localhost:9991" (no trailing slash) */
+  realmUrl: string;
+  /** exact full-name match (case-insensitive); may return several */
+  userByName(name: string): MentionableUser[];
+  userById(id: number): MentionableUser | undefined;
+  groupByName(name: string): MentionableGroup | undefined;
+  channelByName(name: string): LinkableChannel | undefined;
+  /** applied in this order */
+  linkifiers: Linkifier[];
+  customEmojiByName(name: string): CustomEmoji | undefined;
+}
+export interface RenderResult {
+  html: string;
+  /** users mentioned by non-silent user mentions */
+  mentionedUserIds: number[];
+  /** groups mentioned (non-silent) */
+  mentionedGroupIds: number[];
+  /** @**all**, @**everyone**, @**channel**, @**stream** (non-silent) */
+  streamWildcard: boolean;
+  /** @**topic** (non-silent) */
+  topicWildcard: boolean;
+  hasLink: boolean;
+  hasImage: boolean;
+  /** a link to /user_uploads/ */
+  hasAttachment: boolean;
+  /** content starts with "/me " */
+  isMeMessage: boolean;
+  /** paths like "/user_uploads/2/ab/xyz/file.png" referenced by the message */
+  linkedUploadPaths: string[];
+}

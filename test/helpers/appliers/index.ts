@@ -1,0 +1,2 @@
+// Each area's appliers; importing a file registers them.
+export {};

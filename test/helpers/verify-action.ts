@@ -1,0 +1,65 @@
+import type { Test } from 'tap';
+import type { TestServer, TestUser } from './server.js';
+import { applyEvent } from './apply-event.js';
+
+export interface VerifyOptions {
+  /** POST /register parameters (event_types, fetch_event_types, client_capabilities, ...). */
+  register?: Record<string, unknown>;
+  /** Checks on the delivered events (e.g. that the expected type arrived). */
+  expect?: (events: Array<Record<string, any>>) => void;
+  /** State keys that legitimately differ between two registrations. */
+  ignoreKeys?: string[];
+}
+
+const ALWAYS_IGNORED = ['queue_id', 'last_event_id', 'result', 'msg', 'server_timestamp'];
+
+/**
+ * The real server's verify_action: register, act, fold the delivered events into the registered
+ * state, and compare with a fresh registration. Returns the delivered events.
+ */
+export async function verifyAction(
+  t: Test,
+  s: TestServer,
+  user: TestUser,
+  action: () => Promise<unknown>,
+  options: VerifyOptions = {},
+): Promise<Array<Record<string, any>>> {
+  const registerParams = options.register ?? {};
+  const before = await s.api('POST', '/register', user, registerParams);
+  t.equal(before.status, 200, 'register succeeds');
+  await action();
+  const polled = await s.api('GET', '/events', user, { queue_id: before.body.queue_id, last_event_id: before.body.last_event_id, dont_block: true });
+  t.equal(polled.status, 200, 'events are readable');
+  const events = (polled.body.events as Array<Record<string, any>>).filter((e) => e.type !== 'heartbeat');
+  let lastId = before.body.last_event_id as number;
+  for (const event of events) {
+    t.ok(event.id > lastId, `event ids increase (${event.type})`);
+    lastId = event.id;
+  }
+  options.expect?.(events);
+  const state = structuredClone(before.body) as Record<string, any>;
+  for (const event of events) applyEvent(state, event, { userId: user.id });
+  const after = await s.api('POST', '/register', user, registerParams);
+  const ignored = [...ALWAYS_IGNORED, ...(options.ignoreKeys ?? [])];
+  for (const key of ignored) {
+    delete state[key];
+    delete after.body[key];
+  }
+  t.same(normalize(state), normalize(after.body), 'state + events equals a fresh register');
+  return events;
+}
+
+/** Arrays of objects with ids compare regardless of order. */
+function normalize(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(normalize);
+    const key = (x: any) => (x && typeof x === 'object' ? x.user_id ?? x.stream_id ?? x.id ?? JSON.stringify(x) : x);
+    return items.every((x) => x && typeof x === 'object') ? [...items].sort((a, b) => (key(a) > key(b) ? 1 : key(a) < key(b) ? -1 : 0)) : items;
+  }
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) out[k] = normalize((value as Record<string, unknown>)[k]);
+    return out;
+  }
+  return value;
+}
