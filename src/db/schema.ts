@@ -146,8 +146,30 @@ export interface UserTopicsTable {
   last_updated: number;
 }
 
-/** Tables of the core and of each API area; an area adds its interface here and to AreaTables. */
-export interface Database extends ChannelTables {
+export interface LinkifiersTable {
+  id: number;
+  realm_id: number;
+  pattern: string;
+  url_template: string;
+  order: number;
+}
+
+export interface AlertWordsTable {
+  user_id: number;
+  /** Stored lower-cased; matching is case-insensitive. */
+  word: string;
+}
+
+export interface SharedAreaTables {
+  linkifiers: LinkifiersTable;
+  alert_words: AlertWordsTable;
+}
+
+/**
+ * Tables of the core and of each API area. An area declares its table interfaces and an
+ * `<Area>Tables` interface in this file (or in src/db/schema/<area>.ts) and adds it to `extends`.
+ */
+export interface Database extends ChannelTables, SharedAreaTables {
   events: EventsTable;
   checkpoints: CheckpointsTable;
   realms: RealmsTable;
