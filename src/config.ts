@@ -3,6 +3,8 @@ import path from 'node:path';
 export interface Config {
   databaseUrl?: string;
   natsUrl?: string;
+  /** JetStream stream that receives the log (one per database). */
+  natsStream: string;
   dataDir: string;
   host: string;
   port: number;
@@ -14,6 +16,8 @@ export interface Config {
   heartbeatSeconds: number;
   defaultQueueLifespanSecs: number;
   logLevel: string;
+  /** The server-level WEB_PUBLIC_STREAMS_ENABLED setting (web-public channels also need the realm's enable_spectator_access). */
+  webPublicStreamsEnabled?: boolean;
 }
 
 function int(value: string | undefined, fallback: number, name: string): number {
@@ -34,6 +38,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     databaseUrl: env.DATABASE_URL || undefined,
     natsUrl: env.NATS_URL || undefined,
+    natsStream: env.NATS_STREAM || 'CHAT_EVENTS',
     dataDir: path.resolve(env.DATA_DIR || './data'),
     host,
     port,
@@ -44,5 +49,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heartbeatSeconds: int(env.HEARTBEAT_SECONDS, 50, 'HEARTBEAT_SECONDS'),
     defaultQueueLifespanSecs: int(env.QUEUE_LIFESPAN_SECS, 600, 'QUEUE_LIFESPAN_SECS'),
     logLevel: env.LOG_LEVEL || 'info',
+    webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED === 'true',
   };
 }

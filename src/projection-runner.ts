@@ -111,38 +111,77 @@ export class ProjectionRunner {
   private async applyNextBatch(): Promise<boolean> {
     const result = await this.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
-      const checkpoints = await this.readCheckpoints(trx);
-      const from = Math.min(...this.projections.map((p) => checkpoints.get(p.name) ?? 0));
-      const events = await trx
-        .selectFrom('events')
-        .select(['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'])
-        .where('position', '>', from)
-        .orderBy('position')
-        .limit(BATCH)
-        .execute();
-      for (const row of events) {
-        const event = upcast(row as never);
-        for (const projection of this.projections) {
-          if (event.position <= (checkpoints.get(projection.name) ?? 0)) continue;
-          if (projection.handles.has(event.type)) await projection.apply(trx, event);
-        }
-      }
-      const reached = events.length > 0 ? events[events.length - 1]!.position : from;
-      if (events.length > 0) {
-        await trx
-          .updateTable('checkpoints')
-          .set({ position: reached })
-          .where('name', 'in', this.projections.map((p) => p.name))
-          .where('position', '<', reached)
-          .execute();
-      }
-      return { reached, count: events.length };
+      return this.applyBatchInTransaction(trx, BATCH);
     });
     if (result.reached > this.position) {
       this.advanceTo(result.reached);
       this.bus.publishWake({ kind: 'projected', position: result.reached });
     }
     return result.count === BATCH;
+  }
+
+  /** Applies up to `limit` events after the lowest checkpoint; the caller holds the projection lock. */
+  async applyBatchInTransaction(trx: Trx, limit: number): Promise<{ reached: number; count: number }> {
+    if (this.projections.length === 0) {
+      const head = await trx.selectFrom('events').select('position').orderBy('position', 'desc').limit(1).executeTakeFirst();
+      return { reached: head?.position ?? 0, count: 0 };
+    }
+    const checkpoints = await this.readCheckpoints(trx);
+    const from = Math.min(...this.projections.map((p) => checkpoints.get(p.name) ?? 0));
+    const events = await trx
+      .selectFrom('events')
+      .select(['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'])
+      .where('position', '>', from)
+      .orderBy('position')
+      .limit(limit)
+      .execute();
+    for (const row of events) {
+      const event = upcast(row as never);
+      for (const projection of this.projections) {
+        if (event.position <= (checkpoints.get(projection.name) ?? 0)) continue;
+        if (projection.handles.has(event.type)) await projection.apply(trx, event);
+      }
+    }
+    const reached = events.length > 0 ? events[events.length - 1]!.position : from;
+    if (events.length > 0) {
+      await trx
+        .updateTable('checkpoints')
+        .set({ position: reached })
+        .where('name', 'in', this.projections.map((p) => p.name))
+        .where('position', '<', reached)
+        .execute();
+    }
+    return { reached, count: events.length };
+  }
+
+  /**
+   * Empties every read table and refolds the whole log in ONE transaction holding the projection
+   * lock: other readers keep seeing the old tables until the commit swaps them in (MVCC), and
+   * workers in other processes wait for the lock.
+   */
+  async rebuild(onProgress?: (position: number) => void): Promise<number> {
+    let reached = 0;
+    await this.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
+      for (const projection of this.projections) {
+        for (const table of projection.tables) await sql`DELETE FROM ${sql.table(table)}`.execute(trx);
+      }
+      for (const projection of this.projections) {
+        await trx
+          .insertInto('checkpoints')
+          .values({ name: projection.name, position: 0, version: projection.version })
+          .onConflict((oc) => oc.column('name').doUpdateSet({ position: 0, version: projection.version }))
+          .execute();
+      }
+      for (;;) {
+        const batch = await this.applyBatchInTransaction(trx, 5_000);
+        reached = batch.reached;
+        onProgress?.(reached);
+        if (batch.count < 5_000) break;
+      }
+    });
+    this.advanceTo(reached);
+    return reached;
   }
 
   private advanceTo(position: number): void {
@@ -174,17 +213,5 @@ export class ProjectionRunner {
           .execute();
       }
     });
-  }
-
-  /** Empties every read table and refolds the whole log (used by the rebuild command). */
-  async resetAll(): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
-      for (const projection of this.projections) {
-        for (const table of projection.tables) await sql`DELETE FROM ${sql.table(table)}`.execute(trx);
-      }
-      await trx.updateTable('checkpoints').set({ position: 0 }).where('name', 'in', this.projections.map((p) => p.name)).execute();
-    });
-    this.position = 0;
   }
 }

@@ -2,9 +2,7 @@ import { connect, headers, JSONCodec, type NatsConnection, type JetStreamClient,
 import type { StoredEvent } from '../eventstore/types.js';
 import type { Bus, WakeSignal } from './bus.js';
 
-export const EVENTS_STREAM = 'CHAT_EVENTS';
-export const EVENTS_SUBJECT_PREFIX = 'chat.events';
-const WAKE_SUBJECT = 'chat.wake';
+export const DEFAULT_EVENTS_STREAM = 'CHAT_EVENTS';
 export const POSITION_HEADER = 'Chat-Position';
 
 const codec = JSONCodec<unknown>();
@@ -23,8 +21,23 @@ export class NatsBus implements Bus {
   private closed = false;
   private readonly ready: Promise<void>;
 
-  constructor(private readonly url: string) {
+  /** JetStream stream holding the log; subjects are `<stream>.events.<type>`, wake-ups `<stream>.wake`. */
+  readonly stream: string;
+  private readonly subjectPrefix: string;
+  private readonly wakeSubject: string;
+
+  constructor(
+    private readonly url: string,
+    stream = DEFAULT_EVENTS_STREAM,
+  ) {
+    this.stream = stream;
+    this.subjectPrefix = `${stream.toLowerCase()}.events`;
+    this.wakeSubject = `${stream.toLowerCase()}.wake`;
     this.ready = this.connectLoop();
+  }
+
+  get eventsSubjectPrefix(): string {
+    return this.subjectPrefix;
   }
 
   private async connectLoop(): Promise<void> {
@@ -41,7 +54,7 @@ export class NatsBus implements Bus {
         this.jsm = await nc.jetstreamManager();
         await this.ensureStream(this.jsm);
         this.js = nc.jetstream();
-        nc.subscribe(WAKE_SUBJECT, {
+        nc.subscribe(this.wakeSubject, {
           callback: (error, msg) => {
             if (error) return;
             const signal = codec.decode(msg.data) as WakeSignal;
@@ -57,9 +70,9 @@ export class NatsBus implements Bus {
 
   private async ensureStream(jsm: JetStreamManager): Promise<void> {
     try {
-      await jsm.streams.info(EVENTS_STREAM);
+      await jsm.streams.info(this.stream);
     } catch {
-      await jsm.streams.add({ name: EVENTS_STREAM, subjects: [`${EVENTS_SUBJECT_PREFIX}.>`], duplicate_window: 120_000_000_000 });
+      await jsm.streams.add({ name: this.stream, subjects: [`${this.subjectPrefix}.>`], duplicate_window: 120_000_000_000 });
     }
   }
 
@@ -74,7 +87,7 @@ export class NatsBus implements Bus {
     for (const listener of this.wakeListeners) listener(signal);
     if (!this.nc || this.nc.isClosed()) return;
     try {
-      this.nc.publish(WAKE_SUBJECT, codec.encode({ ...signal, origin: process.pid }));
+      this.nc.publish(this.wakeSubject, codec.encode({ ...signal, origin: process.pid }));
     } catch {
       // Disconnected: readers catch up from the log on their next wake.
     }
@@ -90,16 +103,16 @@ export class NatsBus implements Bus {
     for (const event of events) {
       const h = headers();
       h.set(POSITION_HEADER, String(event.position));
-      await js.publish(`${EVENTS_SUBJECT_PREFIX}.${event.type}`, codec.encode(event), { msgID: event.event_id, headers: h, timeout: 5_000 });
+      await js.publish(`${this.subjectPrefix}.${event.type}`, codec.encode(event), { msgID: event.event_id, headers: h, timeout: 5_000 });
     }
   }
 
   async lastPublishedPosition(): Promise<number | undefined> {
     const jsm = this.jsm;
     if (!jsm) throw new Error('NATS is not connected');
-    const info = await jsm.streams.info(EVENTS_STREAM);
+    const info = await jsm.streams.info(this.stream);
     if (info.state.messages === 0) return 0;
-    const msg = await jsm.streams.getMessage(EVENTS_STREAM, { seq: info.state.last_seq });
+    const msg = await jsm.streams.getMessage(this.stream, { seq: info.state.last_seq });
     return Number(msg.header.get(POSITION_HEADER) || 0);
   }
 

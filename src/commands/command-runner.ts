@@ -13,7 +13,7 @@ export interface Decision<R> {
   result: R;
 }
 
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 25;
 
 /**
  * Runs a command: `decide` loads the state it needs and returns the events to append; a stream
@@ -41,6 +41,8 @@ export class CommandRunner {
         // The loser waits for the read tables to include the winner's events, then decides again.
         const head = await this.store.head();
         await this.projections.waitFor(head.position, 2_000);
+        // A little jitter keeps a crowd of losers from colliding again in the same batch.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10) * 2));
       }
     }
   }

@@ -16,6 +16,9 @@ export class PGlitePool {
     const previous = this.tail;
     this.tail = previous.then(() => turn);
     await previous;
+    // PGlite answers within microtasks; yielding here lets timers and I/O run between turns, so a
+    // busy embedded server cannot starve its own event loop.
+    await new Promise((resolve) => setImmediate(resolve));
     return new PGliteClient(this.pglite, release);
   }
 

@@ -1,35 +1,16 @@
 import type { Test } from 'tap';
-import { loadConfig, type Config } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
+import { testConfig } from './config.js';
 import { buildServer, type ServerInstance } from '../../src/build-server.js';
 import { allProjections } from '../../projections/index.js';
 import { createUser } from '../../src/services/users.js';
 import { Role } from '../../src/domain/roles.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
 
 export { Role };
 
-/**
- * Tests run on the embedded database by default. With TEST_DATABASE_URL (and TEST_NATS_URL) set,
- * each test file gets its own fresh PostgreSQL database instead, on the same code path as production.
- */
-export async function testConfig(overrides: Partial<Config> = {}): Promise<Config> {
-  const base = loadConfig({ RATE_LIMIT_PER_MINUTE: '0', HEARTBEAT_SECONDS: '2' });
-  const admin = process.env.TEST_DATABASE_URL;
-  let databaseUrl: string | undefined;
-  if (admin) {
-    const name = `test_${randomUUID().replace(/-/g, '')}`;
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    await client.query(`CREATE DATABASE ${name}`);
-    await client.end();
-    const url = new URL(admin);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-  }
-  return { ...base, databaseUrl, natsUrl: databaseUrl ? process.env.TEST_NATS_URL : undefined, ...overrides };
-}
+export { testConfig };
 
 export interface TestUser {
   id: number;

@@ -1,0 +1,179 @@
+import { createWriteStream, createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { randomUUID } from 'node:crypto';
+import cliProgress from 'cli-progress';
+import { sql } from 'kysely';
+import type { Config } from '../config.js';
+import { createPlatform, type Platform } from '../platform.js';
+import type { Projection } from '../projections-api.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { tableChecksums, type TableChecksum } from '../read/checksums.js';
+import { verifyChain } from '../eventstore/verify.js';
+import { APPEND_LOCK_KEY } from '../eventstore/event-store.js';
+import { ensureOrganization, writeZuliprc } from '../services/bootstrap.js';
+import { createUser } from '../services/users.js';
+import { ALL_ROLES } from '../domain/roles.js';
+
+export type Out = (line: string) => void;
+
+async function withPlatform<T>(config: Config, projections: readonly Projection[], run: (p: Platform) => Promise<T>): Promise<T> {
+  const platform = await createPlatform(config, { projections, startWorkers: false });
+  try {
+    return await run(platform);
+  } finally {
+    await platform.close();
+  }
+}
+
+export async function migrateCommand(config: Config, projections: readonly Projection[], out: Out): Promise<void> {
+  await withPlatform(config, projections, async (p) => {
+    const result = await migrateToLatest(p.db);
+    out(`migrations: ${result.results?.length ? result.results.map((r) => `${r.migrationName} ${r.status}`).join(', ') : 'up to date'}`);
+  });
+}
+
+function printChecksums(out: Out, label: string, sums: TableChecksum[]): void {
+  out(`${label}:`);
+  for (const s of sums) out(`  ${s.table.padEnd(28)} ${String(s.rows).padStart(9)} rows  ${s.md5}`);
+}
+
+export interface RebuildReport {
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  before: TableChecksum[];
+  after: TableChecksum[];
+  identical: boolean;
+}
+
+/** Drops and refills every read table from the log; the checksums before and after must match. */
+export async function rebuildCommand(config: Config, projections: readonly Projection[], out: Out, showProgress = true): Promise<RebuildReport> {
+  return withPlatform(config, projections, async (p) => {
+    const tables = projections.flatMap((x) => x.tables);
+    const before = await tableChecksums(p.db, tables);
+    printChecksums(out, 'before', before);
+    const head = await p.store.head();
+    const bar = showProgress && process.stderr.isTTY
+      ? new cliProgress.SingleBar({ format: 'rebuild [{bar}] {percentage}% | {value}/{total} events | {rate} events/s' }, cliProgress.Presets.shades_classic)
+      : undefined;
+    bar?.start(head.position, 0, { rate: 0 });
+    const started = Date.now();
+    const reached = await p.projections.rebuild((position) => {
+      const seconds = (Date.now() - started) / 1000;
+      bar?.update(position, { rate: Math.round(position / Math.max(seconds, 0.001)) });
+      if (!bar) out(`rebuild: ${position}/${head.position} events`);
+    });
+    bar?.stop();
+    const seconds = (Date.now() - started) / 1000;
+    const after = await tableChecksums(p.db, tables);
+    printChecksums(out, 'after', after);
+    const identical = JSON.stringify(before) === JSON.stringify(after);
+    const eventsPerSecond = Math.round(reached / Math.max(seconds, 0.001));
+    out(`rebuilt ${reached} events in ${seconds.toFixed(2)} s (${eventsPerSecond} events/s)`);
+    out(identical ? 'checksums: identical' : 'checksums: DIFFERENT');
+    return { events: reached, seconds, eventsPerSecond, before, after, identical };
+  });
+}
+
+export async function verifyCommand(config: Config, projections: readonly Projection[], out: Out, expectedHead?: string): Promise<boolean> {
+  return withPlatform(config, projections, async (p) => {
+    const report = await verifyChain(p.db, { expectedHead });
+    if (report.ok) {
+      out(`ok: ${report.checked} events, chain intact`);
+      out(`head position: ${report.headPosition}`);
+      out(`head hash: ${report.headHash}`);
+      if (expectedHead) out('the expected head is part of the chain');
+    } else {
+      out(`BROKEN: ${report.reason}`);
+      if (report.firstBrokenPosition !== undefined) out(`first broken position: ${report.firstBrokenPosition}`);
+    }
+    return report.ok;
+  });
+}
+
+/** The log as JSON lines, in position order, exactly as stored. */
+export async function exportCommand(config: Config, projections: readonly Projection[], out: Out, file?: string): Promise<number> {
+  return withPlatform(config, projections, async (p) => {
+    const sink: NodeJS.WritableStream = file ? createWriteStream(file) : process.stdout;
+    let after = 0;
+    let count = 0;
+    for (;;) {
+      const rows = await p.db
+        .selectFrom('events')
+        .select(['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'])
+        .where('position', '>', after)
+        .orderBy('position')
+        .limit(5_000)
+        .execute();
+      if (rows.length === 0) break;
+      for (const row of rows) {
+        if (!sink.write(`${JSON.stringify(row)}\n`)) await new Promise<void>((resolve) => sink.once('drain', () => resolve()));
+      }
+      count += rows.length;
+      after = rows[rows.length - 1]!.position;
+    }
+    if (file) await new Promise<void>((resolve) => sink.end(resolve));
+    if (file) out(`exported ${count} events to ${file}`);
+    return count;
+  });
+}
+
+/** Loads an export into an empty database, checking the hash chain, then refolds the read tables. */
+export async function importCommand(config: Config, projections: readonly Projection[], out: Out, file: string): Promise<number> {
+  return withPlatform(config, projections, async (p) => {
+    const existing = await p.store.head();
+    if (existing.position > 0) throw new Error('import needs an empty log; this database already has events');
+    const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+    let batch: Array<Record<string, unknown>> = [];
+    let count = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      await p.db.transaction().execute(async (trx) => {
+        await sql`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`.execute(trx);
+        await trx
+          .insertInto('events')
+          .values(batch.map((e) => ({ ...e, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })) as never)
+          .execute();
+      });
+      count += batch.length;
+      batch = [];
+    };
+    for await (const line of lines) {
+      if (!line.trim()) continue;
+      batch.push(JSON.parse(line) as Record<string, unknown>);
+      if (batch.length >= 1_000) await flush();
+    }
+    await flush();
+    const report = await verifyChain(p.db);
+    if (!report.ok) throw new Error(`imported log does not verify: ${report.reason}`);
+    // Identifier sequences continue after the highest imported ids.
+    await p.projections.rebuild();
+    for (const [seq, table] of [['user_id_seq', 'users'], ['stream_id_seq', 'streams'], ['user_group_id_seq', 'user_groups']] as const) {
+      await sql`SELECT setval(${seq}, GREATEST((SELECT coalesce(max(id), 0) FROM ${sql.table(table)}), 1))`.execute(p.db);
+    }
+    out(`imported ${count} events; head hash ${report.headHash}`);
+    return count;
+  });
+}
+
+export async function createUserCommand(
+  config: Config,
+  projections: readonly Projection[],
+  out: Out,
+  input: { email: string; fullName: string; role: number; botType?: number; password?: string; zuliprc?: string },
+): Promise<{ userId: number; apiKey: string }> {
+  if (!ALL_ROLES.includes(input.role)) throw new Error(`role must be one of ${ALL_ROLES.join(', ')}`);
+  const platform = await createPlatform(config, { projections, startWorkers: true });
+  try {
+    const org = await ensureOrganization(platform, { writeZuliprc: false });
+    const meta = { actorId: null, realmId: org.realmId, client: 'cli', requestId: randomUUID(), now: new Date() };
+    const created = await createUser(platform, meta, {
+      email: input.email, full_name: input.fullName, role: input.role, bot_type: input.botType ?? null, password: input.password,
+    });
+    const file = writeZuliprc(config.dataDir, input.zuliprc ?? `zuliprc-${input.email.replace(/[^a-zA-Z0-9@._-]/g, '_')}`, input.email, created.api_key, config.externalUrl);
+    out(`created user ${created.user_id} <${input.email}>; credentials written to ${file}`);
+    return { userId: created.user_id, apiKey: created.api_key };
+  } finally {
+    await platform.close();
+  }
+}
