@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import { chainHash, GENESIS_HASH } from './hash.js';
+import { bodyDigest, GENESIS_HASH } from './hash.js';
 import {
   StreamVersionConflict,
   type EventMetadata,
@@ -78,89 +78,64 @@ export class EventStore {
   }
 
   private async commitBatch(batch: PendingAppend[]): Promise<void> {
-    const outcomes = await this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`.execute(trx);
-      const head = await trx
-        .selectFrom('events')
-        .select(['position', 'hash'])
-        .orderBy('position', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      const streamIds = [...new Set(batch.flatMap((r) => r.appends.map((a) => a.streamId)))];
-      const versions = new Map<string, number>();
-      if (streamIds.length > 0) {
-        const rows = await trx
-          .selectFrom('events')
-          .select(['stream_id', (eb) => eb.fn.max('stream_version').as('version')])
-          .where('stream_id', 'in', streamIds)
-          .groupBy('stream_id')
-          .execute();
-        for (const row of rows) versions.set(row.stream_id, Number(row.version));
-      }
-
-      let position = head?.position ?? 0;
-      let prevHash = head?.hash ?? GENESIS_HASH;
-      const rows: Array<StoredEvent> = [];
-      const outcomes: Array<StoredEvent[] | StreamVersionConflict> = [];
-      for (const request of batch) {
-        const conflict = findConflict(request.appends, versions);
-        if (conflict) {
-          outcomes.push(conflict);
-          continue;
+    const columns = {
+      request: [] as number[], stream: [] as string[], expected: [] as Array<number | null>, eventId: [] as string[],
+      type: [] as string[], schema: [] as number[], data: [] as string[], meta: [] as string[], digest: [] as string[],
+    };
+    const pending: Array<Array<Omit<StoredEvent, 'position' | 'stream_version' | 'hash'>>> = [];
+    batch.forEach((request, r) => {
+      const metadata = JSON.parse(JSON.stringify(request.metadata)) as EventMetadata;
+      const events: Array<Omit<StoredEvent, 'position' | 'stream_version' | 'hash'>> = [];
+      for (const append of request.appends) {
+        const expected = append.expectedVersion === undefined ? null : append.expectedVersion === -1 ? 0 : append.expectedVersion;
+        for (const event of append.events) {
+          const fields = {
+            event_id: randomUUID(),
+            stream_id: append.streamId,
+            type: event.type,
+            schema_version: event.schemaVersion ?? 1,
+            data: JSON.parse(JSON.stringify(event.data)) as Record<string, unknown>,
+            metadata,
+          };
+          events.push(fields);
+          columns.request.push(r);
+          columns.stream.push(append.streamId);
+          columns.expected.push(expected);
+          columns.eventId.push(fields.event_id);
+          columns.type.push(fields.type);
+          columns.schema.push(fields.schema_version);
+          columns.data.push(JSON.stringify(fields.data));
+          columns.meta.push(JSON.stringify(metadata));
+          columns.digest.push(bodyDigest(fields));
         }
-        const stored: StoredEvent[] = [];
-        const metadata = JSON.parse(JSON.stringify(request.metadata)) as EventMetadata;
-        for (const append of request.appends) {
-          let version = versions.get(append.streamId) ?? 0;
-          for (const event of append.events) {
-            version += 1;
-            position += 1;
-            const fields = {
-              position,
-              event_id: randomUUID(),
-              stream_id: append.streamId,
-              stream_version: version,
-              type: event.type,
-              schema_version: event.schemaVersion ?? 1,
-              data: JSON.parse(JSON.stringify(event.data)) as Record<string, unknown>,
-              metadata,
-            };
-            const hash = chainHash(prevHash, fields);
-            prevHash = hash;
-            stored.push({ ...fields, hash });
-          }
-          versions.set(append.streamId, version);
-        }
-        rows.push(...stored);
-        outcomes.push(stored);
       }
-      for (let i = 0; i < rows.length; i += 500) {
-        await trx
-          .insertInto('events')
-          .values(
-            rows.slice(i, i + 500).map((e) => ({
-              position: e.position,
-              event_id: e.event_id,
-              stream_id: e.stream_id,
-              stream_version: e.stream_version,
-              type: e.type,
-              schema_version: e.schema_version,
-              data: JSON.stringify(e.data),
-              metadata: JSON.stringify(e.metadata),
-              hash: e.hash,
-            })),
-          )
-          .execute();
-      }
-      return { outcomes, head: position };
+      pending.push(events);
     });
-
+    const { rows } = await sql<{ request: number; ok: boolean; out_position: number | null; out_version: number | null; out_hash: string; actual: number | null }>`
+      SELECT * FROM append_events(${APPEND_LOCK_KEY}, ${columns.request}::int[], ${columns.stream}::text[], ${columns.expected}::int[],
+        ${columns.eventId}::uuid[], ${columns.type}::text[], ${columns.schema}::int[], ${columns.data}::jsonb[], ${columns.meta}::jsonb[],
+        ${columns.digest}::text[])`.execute(this.db);
+    const outcomes = batch.map((): StoredEvent[] | StreamVersionConflict => []);
+    const cursor = batch.map(() => 0);
+    let head = 0;
+    for (const row of rows) {
+      const r = row.request;
+      if (!row.ok) {
+        const expected = batch[r]!.appends.find((a) => a.streamId === row.out_hash)?.expectedVersion ?? 0;
+        outcomes[r] = new StreamVersionConflict(row.out_hash, expected === -1 ? 0 : expected, row.actual ?? 0);
+        continue;
+      }
+      const event = pending[r]![cursor[r]!++]!;
+      const position = Number(row.out_position);
+      head = Math.max(head, position);
+      (outcomes[r] as StoredEvent[]).push({ ...event, position, stream_version: Number(row.out_version), hash: row.out_hash });
+    }
     batch.forEach((request, i) => {
-      const outcome = outcomes.outcomes[i]!;
+      const outcome = outcomes[i]!;
       if (outcome instanceof StreamVersionConflict) request.reject(outcome);
       else request.resolve(outcome);
     });
-    for (const listener of this.listeners) listener(outcomes.head);
+    if (head > 0) for (const listener of this.listeners) listener(head);
   }
 
   /** Events after `afterPosition`, in global order, upcast to their current schema. */
@@ -195,14 +170,4 @@ export class EventStore {
       .executeTakeFirst();
     return row ?? { position: 0, hash: GENESIS_HASH };
   }
-}
-
-function findConflict(appends: readonly StreamAppend[], versions: Map<string, number>): StreamVersionConflict | undefined {
-  for (const append of appends) {
-    if (append.expectedVersion === undefined) continue;
-    const actual = versions.get(append.streamId) ?? 0;
-    const expected = append.expectedVersion === -1 ? 0 : append.expectedVersion;
-    if (actual !== expected) return new StreamVersionConflict(append.streamId, expected, actual);
-  }
-  return undefined;
 }

@@ -24,16 +24,22 @@ export interface HashedFields {
   metadata: unknown;
 }
 
-export function chainHash(prevHash: string, event: HashedFields): string {
+/** Digest of what an event says, without its place in the log (known only under the append lock). */
+export function bodyDigest(event: Omit<HashedFields, 'position' | 'stream_version'>): string {
   const body = canonicalJson({
-    position: event.position,
     event_id: event.event_id,
     stream_id: event.stream_id,
-    stream_version: event.stream_version,
     type: event.type,
     schema_version: event.schema_version,
     data: event.data,
     metadata: event.metadata,
   });
-  return createHash('sha256').update(prevHash).update(body).digest('hex');
+  return createHash('sha256').update(body).digest('hex');
+}
+
+/** The chain link, exactly as the append_events function computes it (migrations/0005). */
+export function chainHash(prevHash: string, event: HashedFields): string {
+  return createHash('sha256')
+    .update(`${prevHash}:${event.position}:${event.stream_version}:${bodyDigest(event)}`)
+    .digest('hex');
 }
