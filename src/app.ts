@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import authPlugin from './http/plugins/auth.js';
@@ -8,6 +9,8 @@ import serverRoutes from './http/routes/server.js';
 import userRoutes from './http/routes/users.js';
 import eventRoutes from './http/routes/events.js';
 import { areaRoutes } from './http/routes/index.js';
+import { uploadDownloadRoutes } from './http/routes/attachments.js';
+import { emailConfirmationRoutes } from './http/routes/settings.js';
 import type { AppServices } from './http/services.js';
 import './event-queue/areas/index.js';
 
@@ -17,13 +20,30 @@ export interface AppOptions {
 
 const API_PREFIX = '/api/v1';
 
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  auth: 'user' | 'none';
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every API route with its auth requirement (tests walk it for the auth and error matrix). */
+    apiRoutes: RegisteredRoute[];
+  }
+}
+
 /** The whole HTTP API as one plugin: server.ts listens with it, tests inject into it. */
-export default async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
+async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   const patterns: Array<{ pattern: RegExp; method: string }> = [];
+  const routes: RegisteredRoute[] = [];
+  fastify.decorate('apiRoutes', routes);
   fastify.addHook('onRoute', (route) => {
     const source = route.url.replace(/:[a-zA-Z_]+/g, '[^/]+');
     for (const method of [route.method].flat()) {
-      if (method !== 'HEAD') patterns.push({ pattern: new RegExp(`^${source}/?$`), method });
+      if (method === 'HEAD') continue;
+      patterns.push({ pattern: new RegExp(`^${source}/?$`), method });
+      routes.push({ method, url: route.url, auth: (route.config as { auth?: 'user' | 'none' } | undefined)?.auth ?? 'none' });
     }
   });
   await fastify.register(errorPlugin, { routePatterns: () => patterns });
@@ -31,6 +51,8 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
   await fastify.register(multipart, { attachFieldsToBody: true, limits: { fileSize: 25 * 1024 * 1024, fields: 200, fieldSize: 1024 * 1024 } });
   await fastify.register(authPlugin, { ctx: opts.services.ctx });
   await fastify.register(rateLimitPlugin, { perMinute: opts.services.ctx.config.rateLimitPerMinute });
+  await fastify.register(uploadDownloadRoutes, { services: opts.services });
+  await fastify.register(emailConfirmationRoutes, { services: opts.services });
   await fastify.register(
     async (api) => {
       await api.register(serverRoutes, { services: opts.services });
@@ -41,3 +63,6 @@ export default async function app(fastify: FastifyInstance, opts: AppOptions): P
     { prefix: API_PREFIX },
   );
 }
+
+// Not encapsulated: the root instance gets the error handlers and the route list.
+export default fp(app, { name: 'zulip-api' });
