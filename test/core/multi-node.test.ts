@@ -1,0 +1,45 @@
+import t from 'tap';
+import { testConfig } from '../helpers/config.js';
+import { buildServer } from '../../src/build-server.js';
+import { allProjections } from '../../projections/index.js';
+import { basicAuth, encodeParams } from '../helpers/server.js';
+
+// Two server processes share one PostgreSQL (and NATS): only meaningful on a real server.
+t.test('two nodes on one database: writes, queues and projection takeover', { skip: !process.env.TEST_DATABASE_URL && 'needs TEST_DATABASE_URL' }, async (t) => {
+  const config = await testConfig();
+  const a = await buildServer(config, { projections: allProjections });
+  const b = await buildServer(config, { projections: allProjections });
+  t.teardown(() => b.close());
+  t.equal(b.bootstrap.created, false, 'the second node does not create a second organization');
+  const owners = await a.platform.db.selectFrom('users').select('id').where('role', '=', 100).execute();
+  t.equal(owners.length, 1, 'one owner');
+  const owner = await a.platform.db.selectFrom('users').selectAll().where('role', '=', 100).executeTakeFirstOrThrow();
+  const auth = basicAuth(owner.delivery_email, owner.api_key);
+  const call = (node: typeof a, method: string, url: string, params: Record<string, unknown> = {}) =>
+    node.fastify.inject({
+      method: method as 'GET',
+      url: `/api/v1${url}${method === 'GET' ? `?${encodeParams(params)}` : ''}`,
+      headers: { authorization: auth, ...(method === 'GET' ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) },
+      payload: method === 'GET' ? undefined : encodeParams(params),
+    });
+
+  // A queue registered through A is read through B, and B's long-poll wakes on a write through A.
+  const reg = (await call(a, 'POST', '/register', { event_types: ['realm_user'] })).json();
+  t.type(reg.queue_id, 'string');
+  const poll = call(b, 'GET', '/events', { queue_id: reg.queue_id, last_event_id: reg.last_event_id });
+  await new Promise((r) => setTimeout(r, 200));
+  const created = (await call(a, 'POST', '/users', { email: 'cross@example.com', full_name: 'Cross Node' })).json();
+  t.type(created.user_id, 'number');
+  const delivered = (await poll).json();
+  t.match(delivered.events, [{ type: 'realm_user', op: 'add', person: { user_id: created.user_id } }]);
+
+  // Read-your-writes across nodes: B sees A's write immediately.
+  const viaB = (await call(b, 'GET', `/users/${created.user_id}`)).json();
+  t.equal(viaB.user.full_name, 'Cross Node');
+
+  // A goes away; B keeps projecting everything written through it.
+  await a.close();
+  const later = (await call(b, 'POST', '/users', { email: 'after@example.com', full_name: 'After A' })).json();
+  const seen = (await call(b, 'GET', `/users/${later.user_id}`)).json();
+  t.equal(seen.user.full_name, 'After A', 'B took over the projection work');
+});
