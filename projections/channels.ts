@@ -2,7 +2,7 @@ import { defineProjection } from './define.js';
 
 export const channelsProjection = defineProjection({
   name: 'channels',
-  version: 1,
+  version: 2,
   tables: ['streams', 'subscriptions', 'user_topics'],
   handlers: {
     StreamCreated: async (trx, d, e) => {
@@ -40,7 +40,7 @@ export const channelsProjection = defineProjection({
       await trx.updateTable('streams').set({ deactivated: true, is_default: false, version: e.stream_version }).where('id', '=', d.stream_id).execute();
       await trx.updateTable('subscriptions').set({ active: false }).where('stream_id', '=', d.stream_id).execute();
     },
-    UserSubscribed: async (trx, d) => {
+    UserSubscribed: async (trx, d, e) => {
       await trx
         .insertInto('subscriptions')
         .values({
@@ -55,17 +55,19 @@ export const channelsProjection = defineProjection({
           push_notifications: null,
           audible_notifications: null,
           wildcard_mentions_notify: null,
+          version: e.stream_version,
         })
-        .onConflict((oc) => oc.columns(['user_id', 'stream_id']).doUpdateSet({ active: true }))
+        // A returning subscriber keeps the colour and settings of the earlier subscription.
+        .onConflict((oc) => oc.columns(['user_id', 'stream_id']).doUpdateSet({ active: true, version: e.stream_version }))
         .execute();
     },
-    UserUnsubscribed: async (trx, d) => {
-      await trx.updateTable('subscriptions').set({ active: false }).where('user_id', '=', d.user_id).where('stream_id', '=', d.stream_id).execute();
+    UserUnsubscribed: async (trx, d, e) => {
+      await trx.updateTable('subscriptions').set({ active: false, version: e.stream_version }).where('user_id', '=', d.user_id).where('stream_id', '=', d.stream_id).execute();
     },
-    SubscriptionPropertyChanged: async (trx, d) => {
+    SubscriptionPropertyChanged: async (trx, d, e) => {
       await trx
         .updateTable('subscriptions')
-        .set({ [d.property]: d.value })
+        .set({ [d.property]: d.value, version: e.stream_version })
         .where('user_id', '=', d.user_id)
         .where('stream_id', '=', d.stream_id)
         .execute();

@@ -1,9 +1,16 @@
 import type { Projection } from '../src/projections-api.js';
+import { draftsProjection } from './drafts.js';
+import { linkifiersProjection } from './linkifiers.js';
+import { playgroundsProjection } from './playgrounds.js';
+import { pushDevicesProjection } from './push-devices.js';
+import { attachmentsProjection } from './attachments.js';
 import { realmsProjection } from './realms.js';
 import { usersProjection } from './users.js';
 import { userGroupsProjection } from './user-groups.js';
 import { eventQueuesProjection } from './event-queues.js';
 import { channelsProjection } from './channels.js';
+import { messagesProjection } from './messages.js';
+import { alertWordsProjection } from './alert-words.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -12,4 +19,11 @@ export const allProjections: readonly Projection[] = [
   userGroupsProjection,
   eventQueuesProjection,
   channelsProjection,
+  messagesProjection,
+  draftsProjection,
+  linkifiersProjection,
+  playgroundsProjection,
+  alertWordsProjection,
+  pushDevicesProjection,
+  attachmentsProjection,
 ];

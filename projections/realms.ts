@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { defineProjection } from './define.js';
 
 export const realmsProjection = defineProjection({
@@ -17,6 +18,13 @@ export const realmsProjection = defineProjection({
           properties: JSON.stringify(d.properties),
           user_settings_defaults: JSON.stringify(d.user_settings_defaults),
         })
+        .execute();
+    },
+    RealmUserSettingsDefaultsChanged: async (trx, d) => {
+      await trx
+        .updateTable('realms')
+        .set({ user_settings_defaults: sql`user_settings_defaults || ${JSON.stringify(d.changes)}::jsonb` as never })
+        .where('id', '=', d.realm_id)
         .execute();
     },
   },

@@ -20,7 +20,7 @@ async function setSystemGroup(trx: Trx, userId: number, role: number | null): Pr
 
 export const userGroupsProjection = defineProjection({
   name: 'user_groups',
-  version: 1,
+  version: 2,
   tables: ['user_groups', 'user_group_members', 'user_group_subgroups'],
   handlers: {
     UserGroupCreated: async (trx, d) => {
@@ -46,6 +46,35 @@ export const userGroupsProjection = defineProjection({
           .values(d.subgroups.map((subgroup_id) => ({ group_id: d.group_id, subgroup_id })))
           .execute();
       }
+    },
+    UserGroupUpdated: async (trx, d) => {
+      if (Object.keys(d.changes).length === 0) return;
+      await trx.updateTable('user_groups').set(d.changes).where('id', '=', d.group_id).execute();
+    },
+    UserGroupMembersAdded: async (trx, d) => {
+      await trx
+        .insertInto('user_group_members')
+        .values(d.user_ids.map((user_id) => ({ group_id: d.group_id, user_id })))
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    },
+    UserGroupMembersRemoved: async (trx, d) => {
+      await trx.deleteFrom('user_group_members').where('group_id', '=', d.group_id).where('user_id', 'in', d.user_ids).execute();
+    },
+    UserGroupSubgroupsAdded: async (trx, d) => {
+      await trx
+        .insertInto('user_group_subgroups')
+        .values(d.subgroup_ids.map((subgroup_id) => ({ group_id: d.group_id, subgroup_id })))
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    },
+    UserGroupSubgroupsRemoved: async (trx, d) => {
+      await trx.deleteFrom('user_group_subgroups').where('group_id', '=', d.group_id).where('subgroup_id', 'in', d.subgroup_ids).execute();
+    },
+    UserGroupDeleted: async (trx, d) => {
+      await trx.deleteFrom('user_group_members').where('group_id', '=', d.group_id).execute();
+      await trx.deleteFrom('user_group_subgroups').where((eb) => eb.or([eb('group_id', '=', d.group_id), eb('subgroup_id', '=', d.group_id)])).execute();
+      await trx.deleteFrom('user_groups').where('id', '=', d.group_id).execute();
     },
     // users projection runs first (it is listed before this one), so the user row exists.
     UserCreated: (trx, d) => setSystemGroup(trx, d.user_id, d.role),

@@ -53,3 +53,74 @@ export async function subscriberIds(db: Db, streamId: number): Promise<number[]>
     .execute();
   return rows.map((r) => r.user_id);
 }
+
+/**
+ * May the viewer see who is subscribed to the channel? Web-public channels: anyone in the realm
+ * (they could subscribe freely); guests otherwise only to their own channels; administrators to
+ * every channel; others to public channels and private ones they are subscribed to.
+ */
+export function canSeeSubscribers(viewer: Viewer, stream: StreamRow, subscribed: boolean): boolean {
+  if (stream.realm_id !== viewer.realm_id) return false;
+  if (stream.is_web_public) return true;
+  if (viewer.role === Role.GUEST) return subscribed;
+  if (isAdminRole(viewer.role)) return true;
+  return !stream.invite_only || subscribed;
+}
+
+/** May the viewer subscribe themself (or be the one adding others)? Subscribers, web-public, or public for non-guests. */
+export function canJoinStream(viewer: Viewer, stream: StreamRow, subscribed: boolean): boolean {
+  if (stream.realm_id !== viewer.realm_id || stream.deactivated) return false;
+  if (subscribed || stream.is_web_public) return true;
+  return !stream.invite_only && viewer.role !== Role.GUEST;
+}
+
+// ---- Messages ----
+
+/** A private channel whose history is not public to subscribers: only what a user received is readable. */
+export function streamHistoryIsProtected(stream: StreamRow): boolean {
+  return stream.invite_only && !stream.history_public_to_subscribers;
+}
+
+/**
+ * May the viewer read this message? `received`: the viewer was subscribed when it was sent (or is
+ * a participant / its sender); `subscribed`: the viewer is subscribed now.
+ */
+export function canReadMessage(
+  viewer: Viewer,
+  message: { realm_id: number; stream_id: number | null; sender_id: number },
+  access: { stream?: StreamRow; subscribed: boolean; received: boolean; dmParticipant: boolean },
+): boolean {
+  if (message.realm_id !== viewer.realm_id) return false;
+  if (message.stream_id === null) return access.dmParticipant;
+  if (access.received) return true;
+  const stream = access.stream;
+  if (!stream) return false;
+  if (!canReadStreamContent(viewer, stream, access.subscribed)) return false;
+  return !streamHistoryIsProtected(stream);
+}
+
+/** Users who received a channel message (subscribed when it was sent): the audience of its events. */
+export async function messageReceiverIds(db: Db, streamId: number, messageId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('message_reception_spans')
+    .select('user_id')
+    .distinct()
+    .where('stream_id', '=', streamId)
+    .where('from_id', '<=', messageId)
+    .where((eb) => eb.or([eb('to_id', 'is', null), eb('to_id', '>=', messageId)]))
+    .execute();
+  return rows.map((r) => r.user_id);
+}
+
+/** Users who received any of the channel's messages in [minId, maxId] (events about several messages). */
+export async function messageRangeReceiverIds(db: Db, streamId: number, minId: number, maxId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('message_reception_spans')
+    .select('user_id')
+    .distinct()
+    .where('stream_id', '=', streamId)
+    .where('from_id', '<=', maxId)
+    .where((eb) => eb.or([eb('to_id', 'is', null), eb('to_id', '>=', minId)]))
+    .execute();
+  return rows.map((r) => r.user_id);
+}

@@ -1,4 +1,6 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { DraftPlaygroundAttachmentPushTables } from './schema/drafts-playgrounds-attachments-push.js';
+import type { MessageTables } from './schema/messages.js';
 
 /** One interface per table; the Database type composes them. Read tables live beside the log. */
 export interface EventsTable {
@@ -136,6 +138,8 @@ export interface SubscriptionsTable {
   push_notifications: boolean | null;
   audible_notifications: boolean | null;
   wildcard_mentions_notify: boolean | null;
+  /** Version of the subscription-<stream_id>-<user_id> event stream (migration 0010). */
+  version: Generated<number>;
 }
 
 export interface UserTopicsTable {
@@ -169,7 +173,7 @@ export interface SharedAreaTables {
  * Tables of the core and of each API area. An area declares its table interfaces and an
  * `<Area>Tables` interface in this file (or in src/db/schema/<area>.ts) and adds it to `extends`.
  */
-export interface Database extends ChannelTables, SharedAreaTables {
+export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables {
   events: EventsTable;
   checkpoints: CheckpointsTable;
   realms: RealmsTable;

@@ -42,4 +42,6 @@ export const errors = {
     new ApiError('BAD_EVENT_QUEUE_ID', 400, `Bad event queue ID: ${queueId}`, { queue_id: queueId }),
   serviceUnavailable: () => new ApiError('SERVICE_UNAVAILABLE', 503, 'Service temporarily unavailable, try again'),
   conflict: () => new ApiError('BAD_REQUEST', 409, 'Concurrent change; please retry'),
+  invalidChannelId: () => new ApiError('BAD_REQUEST', 400, 'Invalid channel ID'),
+  streamDoesNotExist: (name: string) => new ApiError('STREAM_DOES_NOT_EXIST', 400, `Channel '${name}' does not exist`, { stream: name }),
 };

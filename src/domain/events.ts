@@ -1,14 +1,34 @@
+import type { DraftEvent } from './drafts/events.js';
+import type { AttachmentEvent } from './attachments/events.js';
+import type { PushEvent } from './push/events.js';
+import type { UserGroupEvent } from './user-groups/events.js';
+import type { LinkifierEvent } from './linkifiers/events.js';
+import type { PlaygroundEvent } from './playgrounds/events.js';
 import type { RealmEvent } from './realm/events.js';
 import type { UserEvent } from './users/events.js';
 import type { QueueEvent } from './queues/events.js';
 import type { ChannelEvent } from './channels/events.js';
+import type { MessageEvent } from './messages/events.js';
+import type { SettingsEvent } from './settings/events.js';
+import type { AlertWordsEvent } from './alert-words/events.js';
+import type { TypingEvent } from './typing/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
   | RealmEvent
   | UserEvent
   | QueueEvent
-  | ChannelEvent;
+  | ChannelEvent
+  | MessageEvent
+  | DraftEvent
+  | LinkifierEvent
+  | PlaygroundEvent
+  | SettingsEvent
+  | AlertWordsEvent
+  | TypingEvent
+  | UserGroupEvent
+  | PushEvent
+  | AttachmentEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

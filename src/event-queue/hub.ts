@@ -26,6 +26,7 @@ export class EventQueueHub {
   private scanned = 0;
   private target = 0;
   private scanning: Promise<void> | undefined;
+  private stopped = false;
 
   constructor(
     private readonly db: Db,
@@ -50,9 +51,16 @@ export class EventQueueHub {
 
   /** The read tables reached `position`: offer the new events to blocked polls. */
   advance(position: number): void {
-    if (position <= this.target) return;
+    if (this.stopped || position <= this.target) return;
     this.target = position;
-    if (!this.scanning) this.scanning = this.scan().finally(() => (this.scanning = undefined));
+    if (!this.scanning) {
+      // A scan still running when the server shuts down fails on the closed database: expected then.
+      this.scanning = this.scan()
+        .catch((error: unknown) => {
+          if (!this.stopped) throw error;
+        })
+        .finally(() => (this.scanning = undefined));
+    }
   }
 
   private async scan(): Promise<void> {
@@ -134,6 +142,7 @@ export class EventQueueHub {
 
   /** Answers every blocked poll (graceful shutdown). */
   releaseAll(): void {
+    this.stopped = true;
     for (const set of this.pollsByUser.values()) for (const poll of set) poll.resolve([]);
     this.pollsByUser.clear();
   }

@@ -24,10 +24,21 @@ export type StreamPropertyChanged = Event<'StreamPropertyChanged', {
   stream_id: number;
   property: keyof StreamProperties | 'is_default' | 'first_message_id';
   value: unknown;
+  /** The value before the change (renames name the channel by its old name; privacy changes move access). */
+  old_value?: unknown;
   /** Extra fields the client event carries (e.g. rendered_description with description). */
   extra?: Record<string, unknown>;
+  /**
+   * On the first event of a privacy change (invite_only / is_web_public): the access flags before
+   * and after the whole change, so event queues can tell who gains or loses sight of the channel.
+   */
+  access?: { before: StreamAccessFlags; after: StreamAccessFlags };
 }>;
-export type StreamArchived = Event<'StreamArchived', { stream_id: number; name: string }>;
+export interface StreamAccessFlags {
+  invite_only: boolean;
+  is_web_public: boolean;
+}
+export type StreamArchived = Event<'StreamArchived', { stream_id: number; name: string; was_default?: boolean }>;
 export type UserSubscribed = Event<'UserSubscribed', { stream_id: number; user_id: number; color: string }>;
 export type UserUnsubscribed = Event<'UserUnsubscribed', { stream_id: number; user_id: number }>;
 export type SubscriptionPropertyChanged = Event<'SubscriptionPropertyChanged', {
@@ -44,7 +55,15 @@ export type UserTopicPolicySet = Event<'UserTopicPolicySet', {
   last_updated: number;
 }>;
 
+/**
+ * Recorded on `channel-name-<realm_id>-<lower-case name>` when a channel takes a name (creation,
+ * rename): concurrent claims of one name conflict on that stream's version, so the unique-name
+ * rule holds without a database constraint failing inside a projection.
+ */
+export type StreamNameReserved = Event<'StreamNameReserved', { realm_id: number; name: string; stream_id: number }>;
+
 export type ChannelEvent =
+  | StreamNameReserved
   | StreamCreated
   | StreamPropertyChanged
   | StreamArchived

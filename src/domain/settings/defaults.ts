@@ -21,7 +21,7 @@ export const DEFAULT_USER_SETTINGS = {
   web_home_view: 'inbox',
   web_escape_navigates_to_home_view: true,
   left_side_userlist: false,
-  emojiset: 'google',
+  emojiset: 'vendor1',
   demote_inactive_streams: 1,
   user_list_style: 2,
   web_animate_image_previews: 'always',
@@ -65,9 +65,34 @@ export const DEFAULT_USER_SETTINGS = {
 
 export type UserSettings = { -readonly [K in keyof typeof DEFAULT_USER_SETTINGS]: (typeof DEFAULT_USER_SETTINGS)[K] extends boolean ? boolean : (typeof DEFAULT_USER_SETTINGS)[K] extends number ? number : string };
 
-export const AVAILABLE_NOTIFICATION_SOUNDS = ['zulip', 'ding', 'chime', 'chirp', 'none'];
+export type SettingName = keyof typeof DEFAULT_USER_SETTINGS;
+export const SETTING_NAMES = Object.keys(DEFAULT_USER_SETTINGS) as SettingName[];
+
+/** Sound files the server offers; `none` is accepted as well and means no sound. */
+export const AVAILABLE_NOTIFICATION_SOUNDS = ['chime', 'chirp', 'ding', 'zulip'];
+/** The emoji sets SPEC.md names (modern, classic, a second vendor, plain text). */
 export const EMOJISET_CHOICES = [
-  { key: 'google', text: 'Google' },
-  { key: 'twitter', text: 'Twitter' },
+  { key: 'vendor1', text: 'Modern' },
+  { key: 'vendor1-blob', text: 'Classic' },
+  { key: 'vendor2', text: 'Vendor 2' },
   { key: 'text', text: 'Plain text' },
+];
+
+/**
+ * Settings that clients without the `user_settings_object` capability read at the top level of
+ * /register and hear about through the legacy events (the real server froze these lists at
+ * feature level 89; newer settings only travel in `user_settings`).
+ */
+export const LEGACY_DISPLAY_SETTINGS: readonly string[] = [
+  'color_scheme', 'default_language', 'demote_inactive_streams', 'dense_mode', 'emojiset', 'enable_drafts_synchronization',
+  'enter_sends', 'fluid_layout_width', 'high_contrast_mode', 'left_side_userlist', 'starred_message_counts',
+  'translate_emoticons', 'twenty_four_hour_time', 'web_home_view', 'timezone',
+];
+export const LEGACY_NOTIFICATION_SETTINGS: readonly string[] = [
+  'enable_desktop_notifications', 'enable_digest_emails', 'enable_login_emails', 'enable_marketing_emails',
+  'email_notifications_batching_period_seconds', 'enable_offline_email_notifications', 'enable_offline_push_notifications',
+  'enable_online_push_notifications', 'enable_sounds', 'enable_stream_audible_notifications', 'enable_stream_desktop_notifications',
+  'enable_stream_email_notifications', 'enable_stream_push_notifications', 'message_content_in_email_notifications',
+  'notification_sound', 'pm_content_in_desktop_notifications', 'desktop_icon_count_display',
+  'realm_name_in_email_notifications_policy', 'presence_enabled', 'wildcard_mentions_notify',
 ];

@@ -1,5 +1,4 @@
 import { registerSection } from '../sections.js';
-import { AVAILABLE_NOTIFICATION_SOUNDS, EMOJISET_CHOICES } from '../../domain/settings/defaults.js';
 
 export const LIMITS = {
   max_message_length: 10_000,
@@ -51,38 +50,4 @@ registerSection('realm', async ({ realm }) => {
   };
 });
 
-registerSection('user_settings', async ({ user, options }) => {
-  const settings = { ...user.settings, timezone: user.timezone };
-  const extras = { available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS, emojiset_choices: EMOJISET_CHOICES };
-  if (options.client_capabilities.user_settings_object) return { user_settings: { ...settings, ...extras } };
-  // Old clients read the settings flattened to the top level as well.
-  return { user_settings: { ...settings, ...extras }, ...settings, ...extras };
-});
-
-registerSection('realm_user_settings_defaults', async ({ realm }) => ({
-  realm_user_settings_defaults: {
-    ...realm.user_settings_defaults,
-    available_notification_sounds: AVAILABLE_NOTIFICATION_SOUNDS,
-    emojiset_choices: EMOJISET_CHOICES,
-  },
-}));
-
-registerSection('realm_user_groups', async ({ trx, realm }) => {
-  const groups = await trx.selectFrom('user_groups').selectAll().where('realm_id', '=', realm.id).orderBy('id').execute();
-  const members = await trx.selectFrom('user_group_members').selectAll().execute();
-  const subgroups = await trx.selectFrom('user_group_subgroups').selectAll().execute();
-  return {
-    realm_user_groups: groups.map((g) => ({
-      id: g.id,
-      name: g.name,
-      description: g.description,
-      members: members.filter((m) => m.group_id === g.id).map((m) => m.user_id).sort((a, b) => a - b),
-      direct_subgroup_ids: subgroups.filter((s) => s.group_id === g.id).map((s) => s.subgroup_id).sort((a, b) => a - b),
-      is_system_group: g.is_system_group,
-      creator_id: g.creator_id,
-      date_created: g.date_created === null ? null : Number(g.date_created),
-      deactivated: g.deactivated,
-      can_mention_group: g.is_system_group ? groups.find((x) => x.name === 'role:nobody')?.id ?? g.id : groups.find((x) => x.name === 'role:everyone')?.id ?? g.id,
-    })),
-  };
-});
+// user_settings and realm_user_settings_defaults: see ./settings.ts.

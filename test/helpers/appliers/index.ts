@@ -1,2 +1,9 @@
 // Each area's appliers; importing a file registers them.
+import './drafts.js';
+import './channels.js';
+import './linkifiers.js';
+import './user-groups.js';
+import './attachments.js';
+import './settings.js';
+import './messages.js';
 export {};

@@ -14,6 +14,8 @@ registerApplier('realm_user', (state, event, ctx) => {
     if (!user) continue;
     for (const [key, value] of Object.entries(person)) {
       if (key === 'user_id' || key === 'is_active') continue;
+      // realm_users entries carry avatar_url only; the other avatar fields are for the user's own state.
+      if ((key === 'avatar_source' || key === 'avatar_url_medium') && !(key in user)) continue;
       if (key === 'new_email') user.email = value;
       else if (key === 'custom_profile_field') {
         const field = value as { id: number; value: string | null; rendered_value?: string };
@@ -36,6 +38,8 @@ registerApplier('realm_user', (state, event, ctx) => {
   }
   if (person.user_id === ctx.userId) {
     if (person.full_name !== undefined) state.full_name = person.full_name;
+    if (person.delivery_email !== undefined && 'delivery_email' in state) state.delivery_email = person.delivery_email;
+    if (person.new_email !== undefined && 'email' in state) state.email = person.new_email;
     if (person.role !== undefined) {
       state.role = person.role;
       state.is_owner = person.role === 100;

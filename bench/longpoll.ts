@@ -1,0 +1,184 @@
+/**
+ * Long-poll delivery with 1,000 and 10,000 blocked GET /events (one queue per simulated client,
+ * keep-alive connections on loopback), against a server process on PostgreSQL + NATS:
+ *  (a) latency from a write's response to the waiting client's response, for an event for one user;
+ *  (b) time until the last queue receives an event for everyone;
+ *  (c) server resident memory per blocked queue;
+ * beside the floor: a bare fastify process holding the same number of requests and answering them
+ * all at once. Writes bench/results/longpoll.json.
+ */
+import http from 'node:http';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createPlatform } from '../src/platform.js';
+import { loadConfig } from '../src/config.js';
+import { allProjections } from '../projections/index.js';
+import { Role } from '../src/domain/roles.js';
+import { generateApiKey } from '../src/services/secrets.js';
+import { freshDatabase, percentile, writeResult, benchRoot } from './util.js';
+
+const SIZES = (process.env.LONGPOLL_SIZES ?? '1000,10000').split(',').map(Number);
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+interface Reply { status: number; body: any }
+function request(port: number, method: string, url: string, auth?: string, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: url, agent, headers: {
+      ...(auth ? { authorization: auth } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } : {}),
+    } }, (res) => {
+      let data = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (data += d));
+      res.on('end', () => {
+        try { resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }); } catch (e) { reject(e); }
+      });
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+function rssKiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
+}
+
+async function startProcess(args: string[], env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: path.resolve(benchRoot, '..'), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  for (let i = 0; !/listening on/.test(output); i++) {
+    if (child.exitCode !== null || i > 600) throw new Error(`process did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return child;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
+
+async function measureFloor(n: number) {
+  const port = 30_000 + Math.floor(Math.random() * 10_000);
+  const child = await startProcess(['bench/floor-server.ts'], { PORT: String(port) });
+  try {
+    await sleep(300);
+    const idle = rssKiB(child.pid!);
+    const polls = Array.from({ length: n }, () => request(port, 'GET', '/hold').then(() => performance.now()));
+    while ((await request(port, 'GET', '/held')).body.held < n) await sleep(50);
+    const holding = rssKiB(child.pid!);
+    const released = performance.now();
+    await request(port, 'POST', '/release', undefined, '');
+    const done = await Promise.all(polls);
+    return { fanout_ms: Number((Math.max(...done) - released).toFixed(1)), rss_per_held_request_kib: Number(((holding - idle) / n).toFixed(2)) };
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+async function measureServer(n: number) {
+  const database = await freshDatabase('bench_longpoll');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'longpoll-'));
+  const natsStream = `BENCH_${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`;
+  const env = { DATABASE_URL: database.url, NATS_URL: process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222', NATS_STREAM: natsStream, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', HEARTBEAT_SECONDS: '600' };
+  const port = 30_000 + Math.floor(Math.random() * 10_000);
+  const child = await startProcess(['src/server.ts'], { ...env, PORT: String(port) });
+  try {
+    // Simulated clients: n users created in bulk through the log (one append per 500 users).
+    const platform = await createPlatform({ ...loadConfig(env), databaseUrl: database.url }, { projections: allProjections, startWorkers: false });
+    const users: Array<{ id: number; auth: string }> = [];
+    const realm = await platform.db.selectFrom('realms').selectAll().executeTakeFirstOrThrow();
+    for (let start = 0; start < n; start += 500) {
+      const appends = [];
+      for (let i = start; i < Math.min(n, start + 500); i++) {
+        const id = await platform.commands.nextId('user_id_seq');
+        const key = generateApiKey();
+        const email = `client${i}@example.com`;
+        users.push({ id, auth: basic(email, key) });
+        appends.push({ streamId: `user-${id}`, expectedVersion: -1, events: [{ type: 'UserCreated', data: {
+          user_id: id, realm_id: realm.id, email, delivery_email: email, full_name: `Client ${i}`, role: Role.MEMBER, is_bot: false,
+          bot_type: null, bot_owner_id: null, api_key: key, password_hash: null, timezone: '', date_joined: new Date().toISOString(), settings: realm.user_settings_defaults,
+        } }] });
+      }
+      await platform.store.append(appends, { actor_id: null, realm_id: realm.id, client: 'bench', request_id: randomUUID(), time: new Date().toISOString() });
+    }
+    await platform.close();
+    // Let the server's projection worker fold them (a request answers only after its own events).
+    while ((await request(port, 'GET', `/api/v1/users/${users[n - 1]!.id}`, users[0]!.auth)).status !== 200) await sleep(200);
+
+    const queues: Array<{ queueId: string; lastId: number }> = [];
+    for (let i = 0; i < n; i += 100) {
+      const batch = await Promise.all(users.slice(i, i + 100).map((u) => request(port, 'POST', '/api/v1/register', u.auth, 'event_types=%5B%22user_settings%22%2C%22realm_user%22%5D&fetch_event_types=%5B%5D')));
+      for (const r of batch) queues.push({ queueId: r.body.queue_id, lastId: r.body.last_event_id });
+    }
+    await sleep(500);
+    const idle = rssKiB(child.pid!);
+
+    const arrivals = new Array<number>(n).fill(0);
+    const inFlight = new Map<number, Promise<Reply>>();
+    const poll = (i: number) => {
+      const q = queues[i]!;
+      const p = request(port, 'GET', `/api/v1/events?queue_id=${encodeURIComponent(q.queueId)}&last_event_id=${q.lastId}`, users[i]!.auth).then((r) => {
+        arrivals[i] = performance.now();
+        const events = r.body.events ?? [];
+        if (events.length > 0) q.lastId = events[events.length - 1].id;
+        return r;
+      });
+      inFlight.set(i, p);
+      return p;
+    };
+    for (let i = 0; i < n; i++) poll(i);
+    await sleep(Math.max(2_000, n / 2));
+    const blocked = rssKiB(child.pid!);
+
+    // (a) an event for one user: a setting change of that user.
+    const latencies: number[] = [];
+    for (let k = 0; k < 200; k++) {
+      const i = Math.floor(Math.random() * n);
+      const waiting = inFlight.get(i)!;
+      const write = await request(port, 'PATCH', '/api/v1/settings', users[i]!.auth, `twenty_four_hour_time=${k % 2 === 0}`);
+      if (write.status !== 200) throw new Error(`PATCH /settings failed: ${JSON.stringify(write.body)}`);
+      const wrote = performance.now();
+      await waiting;
+      latencies.push(Math.max(0, arrivals[i]! - wrote));
+      poll(i);
+    }
+    await sleep(200);
+
+    // (b) an event for everyone: a name change is a realm_user update to every queue.
+    arrivals.fill(0);
+    const all = [...inFlight.values()];
+    const write = await request(port, 'PATCH', `/api/v1/users/${users[0]!.id}`, basic('owner@example.com', readFileSync(path.join(dataDir, 'zuliprc'), 'utf8').match(/key=(\S+)/)![1]!), 'full_name=Everyone%20Sees%20This');
+    if (write.status !== 200) throw new Error(`PATCH /users failed: ${JSON.stringify(write.body)}`);
+    const wrote = performance.now();
+    await Promise.all(all);
+    return {
+      one_user_p50_ms: percentile(latencies, 50),
+      one_user_p99_ms: percentile(latencies, 99),
+      everyone_last_delivery_ms: Number((Math.max(...arrivals) - wrote).toFixed(1)),
+      rss_per_blocked_queue_kib: Number(((blocked - idle) / n).toFixed(2)),
+      server_rss_mib: Math.round(blocked / 1024),
+    };
+  } finally {
+    child.kill('SIGKILL');
+    await database.drop().catch(() => undefined);
+  }
+}
+
+const results = [];
+for (const n of SIZES) {
+  const floor = await measureFloor(n);
+  const server = await measureServer(n);
+  const row = { queues: n, ...server, floor_fanout_ms: floor.fanout_ms, floor_rss_per_held_request_kib: floor.rss_per_held_request_kib,
+    everyone_vs_floor: Number((server.everyone_last_delivery_ms / Math.max(floor.fanout_ms, 0.1)).toFixed(2)) };
+  console.log(JSON.stringify(row));
+  results.push(row);
+}
+const file = writeResult('longpoll', { benchmark: 'longpoll', date: new Date().toISOString(), targets: { one_user_p99_ms: '< 50', everyone_vs_floor: '<= 2', rss_per_blocked_queue_kib: '< 20' }, results });
+console.log(`written to ${file}`);
+agent.destroy();

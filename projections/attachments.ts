@@ -1,0 +1,63 @@
+import type { Trx } from '../src/projections-api.js';
+import { pathIdOfUploadPath } from '../src/read/attachments.js';
+import { defineProjection } from './define.js';
+
+/** Links a message to the realm's uploads its content names. */
+async function link(trx: Trx, realmId: number, messageId: number, dateSentMs: number, paths: readonly string[]): Promise<void> {
+  const pathIds = [...new Set(paths.map(pathIdOfUploadPath).filter((p): p is string => p !== null))];
+  if (pathIds.length === 0) return;
+  const found = await trx.selectFrom('attachments').select('id').where('realm_id', '=', realmId).where('path_id', 'in', pathIds).execute();
+  if (found.length === 0) return;
+  await trx
+    .insertInto('attachment_messages')
+    .values(found.map((a) => ({ attachment_id: a.id, message_id: messageId, date_sent: dateSentMs })))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  await trx.updateTable('attachments').set({ orphaned: false }).where('id', 'in', found.map((a) => a.id)).execute();
+}
+
+export const attachmentsProjection = defineProjection({
+  name: 'attachments',
+  version: 1,
+  tables: ['attachments', 'attachment_messages'],
+  handlers: {
+    AttachmentUploaded: async (trx, d) => {
+      await trx
+        .insertInto('attachments')
+        .values({
+          id: d.attachment_id, realm_id: d.realm_id, owner_id: d.owner_id, name: d.name, path_id: d.path_id,
+          content_type: d.content_type, size: d.size, create_time: d.create_time, orphaned: false,
+        })
+        .execute();
+    },
+    AttachmentDeleted: async (trx, d) => {
+      await trx.deleteFrom('attachment_messages').where('attachment_id', '=', d.attachment_id).execute();
+      await trx.deleteFrom('attachments').where('id', '=', d.attachment_id).execute();
+    },
+    MessageSent: (trx, d) => link(trx, d.realm_id, d.message_id, d.date_sent * 1000, d.attachment_paths),
+    MessageEdited: async (trx, d) => {
+      // Only a content change (of the one edited message) changes which files it links.
+      if (d.attachment_paths === null) return;
+      const previous = await trx.selectFrom('attachment_messages').select('date_sent').where('message_id', '=', d.message_id).executeTakeFirst();
+      const sent = await trx.selectFrom('messages').select('date_sent').where('id', '=', d.message_id).executeTakeFirst();
+      const dateSentMs = previous ? Number(previous.date_sent) : sent ? Number(sent.date_sent) * 1000 : d.edit_timestamp * 1000;
+      await trx.deleteFrom('attachment_messages').where('message_id', '=', d.message_id).execute();
+      await link(trx, d.realm_id, d.message_id, dateSentMs, d.attachment_paths);
+    },
+    MessagesDeleted: async (trx, d) => {
+      if (d.message_ids.length === 0) return;
+      const touched = await trx.selectFrom('attachment_messages').select('attachment_id').distinct().where('message_id', 'in', d.message_ids).execute();
+      if (touched.length === 0) return;
+      await trx.deleteFrom('attachment_messages').where('message_id', 'in', d.message_ids).execute();
+      const ids = touched.map((t) => t.attachment_id);
+      // Files whose last linking message went away: the cleanup job deletes them.
+      await trx
+        .updateTable('attachments')
+        .set({ orphaned: true })
+        .where('id', 'in', ids)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('attachment_messages as l').select('l.message_id').whereRef('l.attachment_id', '=', 'attachments.id'))))
+        .execute();
+    },
+  },
+});

@@ -1,0 +1,224 @@
+import { ApiError, errors } from '../errors.js';
+import { Role, isAdminRole, isModeratorOrAbove } from '../roles.js';
+import type { MessageEdited, MessageFlagsChanged, MessageSent, MessagesDeleted, ReactionAdded, ReactionRemoved } from './events.js';
+
+export const MAX_MESSAGE_LENGTH = 10_000;
+export const MAX_TOPIC_LENGTH = 60;
+const TRUNCATED = '\n[message truncated]';
+
+/** The real server truncates over-long content and topics instead of rejecting them. */
+export function normalizeContent(content: string): string {
+  if (content.includes('\u0000')) throw errors.badRequest('Message must not contain null bytes');
+  const trimmed = content.replace(/\s+$/, '');
+  if (trimmed.trim() === '') throw errors.badRequest('Message must not be empty');
+  if ([...trimmed].length > MAX_MESSAGE_LENGTH) return [...trimmed].slice(0, MAX_MESSAGE_LENGTH - TRUNCATED.length).join('') + TRUNCATED;
+  return trimmed;
+}
+
+export function normalizeTopic(topic: string, mandatoryTopics: boolean): string {
+  if (topic.includes('\u0000')) throw errors.badRequest('Topic must not contain null bytes');
+  let t = topic.trim().replace(/[\r\n]+/g, ' ');
+  if (t === '' || t === '(no topic)') {
+    if (mandatoryTopics) throw errors.badRequest('Topics are required in this organization');
+    t = '(no topic)';
+  }
+  if ([...t].length > MAX_TOPIC_LENGTH) t = [...t].slice(0, MAX_TOPIC_LENGTH - 3).join('') + '...';
+  return t;
+}
+
+export interface Sender {
+  user_id: number;
+  role: number;
+  is_bot: boolean;
+}
+
+export interface TargetStream {
+  stream_id: number;
+  name: string;
+  invite_only: boolean;
+  is_web_public: boolean;
+  stream_post_policy: number;
+  deactivated: boolean;
+}
+
+/** Who may post to a channel: subscription, privacy, guests and stream_post_policy. */
+export function checkCanPost(sender: Sender, stream: TargetStream, subscribed: boolean): void {
+  if (stream.deactivated) throw new ApiError('STREAM_DOES_NOT_EXIST', 400, `Channel '${stream.name}' does not exist`, { stream: stream.name });
+  if (!subscribed) {
+    if (stream.invite_only || sender.role === Role.GUEST) throw errors.badRequest(`Not authorized to send to channel '${stream.name}'`);
+  }
+  switch (stream.stream_post_policy) {
+    case 2:
+      if (!isAdminRole(sender.role)) throw errors.badRequest('Only organization administrators can send to this channel.');
+      break;
+    case 3:
+      if (sender.role === Role.GUEST) throw errors.badRequest('New members cannot send to this channel.');
+      break;
+    case 4:
+      if (!isModeratorOrAbove(sender.role)) throw errors.badRequest('Only organization administrators and moderators can send to this channel.');
+      break;
+    default:
+      break;
+  }
+}
+
+/** A rendered, addressed message ready to become MessageSent; everything the decider needs is here. */
+export type SendMessageCommand = MessageSent['data'];
+
+export function decideSendMessage(command: SendMessageCommand): MessageSent[] {
+  return [{ type: 'MessageSent', data: command }];
+}
+
+export interface MessageState {
+  message_id: number;
+  realm_id: number;
+  sender_id: number;
+  stream_id: number | null;
+  topic: string;
+  content: string;
+  rendered_content: string;
+  date_sent: number;
+  dm_user_ids: number[];
+}
+
+export interface EditPolicy {
+  allow_message_editing: boolean;
+  message_content_edit_limit_seconds: number | null;
+  edit_topic_policy: number;
+}
+
+export interface EditCommand {
+  actor: Sender;
+  now: number;
+  content: { content: string; rendered_content: string; is_me_message: boolean; has_link: boolean; has_image: boolean; has_attachment: boolean;
+    mentioned_user_ids: number[]; prev_mentioned_user_ids: number[]; stream_wildcard: boolean; topic_wildcard: boolean; attachment_paths: string[] } | null;
+  new_topic: string | null;
+  new_stream_id: number | null;
+  propagate_mode: 'change_one' | 'change_later' | 'change_all';
+  /** ids of the messages the move applies to (the message itself first) */
+  moved_ids: number[];
+  policy: EditPolicy;
+}
+
+export function decideEditMessage(command: EditCommand, state: MessageState): MessageEdited[] {
+  const { actor } = command;
+  if (command.content) {
+    if (actor.user_id !== state.sender_id) throw errors.badRequest("You don't have permission to edit this message");
+    if (!command.policy.allow_message_editing) throw errors.badRequest('Your organization has turned off message editing');
+    const limit = command.policy.message_content_edit_limit_seconds;
+    if (limit !== null && limit > 0 && command.now - state.date_sent > limit + 10) {
+      throw errors.badRequest('The time limit for editing this message has passed');
+    }
+  }
+  const moving = command.new_topic !== null || command.new_stream_id !== null;
+  if (moving) {
+    if (state.stream_id === null) throw errors.badRequest('Direct messages cannot be moved.');
+    if (actor.user_id !== state.sender_id && actor.role === Role.GUEST) throw errors.badRequest("You don't have permission to edit this message");
+    if (command.new_stream_id !== null && command.new_stream_id !== state.stream_id && actor.role === Role.GUEST) {
+      throw errors.badRequest("You don't have permission to move this message");
+    }
+  }
+  const contentChanged = command.content !== null && command.content.content !== state.content;
+  const topicChanged = command.new_topic !== null && command.new_topic !== state.topic;
+  const streamChanged = command.new_stream_id !== null && command.new_stream_id !== state.stream_id;
+  if (!contentChanged && !topicChanged && !streamChanged) {
+    if (command.content === null && !moving) throw errors.badRequest('Nothing to change');
+    return [];
+  }
+  const c = contentChanged ? command.content : null;
+  return [{
+    type: 'MessageEdited',
+    data: {
+      message_id: state.message_id,
+      message_ids: topicChanged || streamChanged ? command.moved_ids : [state.message_id],
+      realm_id: state.realm_id,
+      user_id: actor.user_id,
+      edit_timestamp: command.now,
+      stream_id: state.stream_id,
+      orig_topic: state.topic,
+      content: c ? c.content : null,
+      rendered_content: c ? c.rendered_content : null,
+      prev_content: c ? state.content : null,
+      prev_rendered_content: c ? state.rendered_content : null,
+      is_me_message: c ? c.is_me_message : null,
+      has_link: c ? c.has_link : null,
+      has_image: c ? c.has_image : null,
+      has_attachment: c ? c.has_attachment : null,
+      mentioned_user_ids: c ? c.mentioned_user_ids : null,
+      prev_mentioned_user_ids: c ? c.prev_mentioned_user_ids : null,
+      stream_wildcard: c ? c.stream_wildcard : null,
+      topic_wildcard: c ? c.topic_wildcard : null,
+      attachment_paths: c ? c.attachment_paths : null,
+      new_topic: topicChanged ? command.new_topic : null,
+      new_stream_id: streamChanged ? command.new_stream_id : null,
+      propagate_mode: command.propagate_mode,
+      dm_user_ids: state.dm_user_ids,
+    },
+  }];
+}
+
+export interface DeletePolicy {
+  delete_own_message_policy: number;
+  message_content_delete_limit_seconds: number | null;
+}
+
+export function decideDeleteMessage(actor: Sender, now: number, state: MessageState, policy: DeletePolicy): MessagesDeleted[] {
+  if (!isAdminRole(actor.role)) {
+    if (actor.user_id !== state.sender_id) throw errors.badRequest("You don't have permission to delete this message");
+    // delete_own_message_policy: 1 members, 2 admins, 3 full members, 4 moderators, 5 everyone
+    const p = policy.delete_own_message_policy;
+    if (p === 2 || (p === 4 && !isModeratorOrAbove(actor.role)) || ((p === 1 || p === 3) && actor.role === Role.GUEST)) {
+      throw errors.badRequest("You don't have permission to delete this message");
+    }
+    const limit = policy.message_content_delete_limit_seconds;
+    if (limit !== null && limit > 0 && now - state.date_sent > limit + 10) {
+      throw errors.badRequest('The time limit for deleting this message has passed');
+    }
+  }
+  return [deletion([state.message_id], state)];
+}
+
+export function deletion(ids: number[], state: Pick<MessageState, 'realm_id' | 'stream_id' | 'topic' | 'dm_user_ids'>): MessagesDeleted {
+  return {
+    type: 'MessagesDeleted',
+    data: {
+      realm_id: state.realm_id,
+      message_ids: ids,
+      message_type: state.stream_id === null ? 'private' : 'stream',
+      stream_id: state.stream_id,
+      topic: state.stream_id === null ? null : state.topic,
+      dm_user_ids: state.dm_user_ids,
+    },
+  };
+}
+
+export interface ReactionCommand {
+  op: 'add' | 'remove';
+  message_id: number;
+  user_id: number;
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+}
+
+/** `existing`: whether the user already has this reaction (by type and code) on the message. */
+export function decideReaction(command: ReactionCommand, existing: boolean): Array<ReactionAdded | ReactionRemoved> {
+  const data = {
+    message_id: command.message_id,
+    user_id: command.user_id,
+    emoji_name: command.emoji_name,
+    emoji_code: command.emoji_code,
+    reaction_type: command.reaction_type,
+  };
+  if (command.op === 'add') {
+    if (existing) throw new ApiError('REACTION_ALREADY_EXISTS', 400, 'Reaction already exists.');
+    return [{ type: 'ReactionAdded', data }];
+  }
+  if (!existing) throw new ApiError('REACTION_DOES_NOT_EXIST', 400, "Reaction doesn't exist.");
+  return [{ type: 'ReactionRemoved', data }];
+}
+
+export function decideFlags(data: MessageFlagsChanged['data']): MessageFlagsChanged[] {
+  if (data.message_ids.length === 0 && data.read_through === null) return [];
+  return [{ type: 'MessageFlagsChanged', data }];
+}

@@ -1,0 +1,115 @@
+import type { Event } from '../event-types.js';
+
+/**
+ * A message as sent: everything a projection and an event queue need, so neither has to read
+ * other tables to know who got it or how it looked (the row may be edited or deleted later).
+ */
+export type MessageSent = Event<'MessageSent', {
+  message_id: number;
+  realm_id: number;
+  sender_id: number;
+  /** null for direct messages */
+  stream_id: number | null;
+  topic: string;
+  recipient_id: number;
+  /** key of the recipient set: "stream:<id>", "user:<id>" or "group:<ids>" */
+  recipient_key: string;
+  /** direct messages: every participant, sender included, sorted; [] for channel messages */
+  dm_user_ids: number[];
+  content: string;
+  rendered_content: string;
+  client: string;
+  date_sent: number;
+  is_me_message: boolean;
+  has_link: boolean;
+  has_image: boolean;
+  has_attachment: boolean;
+  /** recipients mentioned personally or through a group */
+  mentioned_user_ids: number[];
+  stream_wildcard: boolean;
+  topic_wildcard: boolean;
+  /** recipients with one of their alert words in the content */
+  alerted_user_ids: number[];
+  read_by_sender: boolean;
+  attachment_paths: string[];
+  /** queue that sent it and its local id, echoed back to that queue */
+  sender_queue_id: string | null;
+  local_id: string | null;
+}>;
+
+/** Content and/or topic/channel of one or more messages changed (PATCH /messages/{id}). */
+export type MessageEdited = Event<'MessageEdited', {
+  message_id: number;
+  /** every message changed (more than one when a topic move propagates) */
+  message_ids: number[];
+  realm_id: number;
+  user_id: number;
+  edit_timestamp: number;
+  stream_id: number | null;
+  orig_topic: string;
+  /** content change (null: unchanged) */
+  content: string | null;
+  rendered_content: string | null;
+  prev_content: string | null;
+  prev_rendered_content: string | null;
+  is_me_message: boolean | null;
+  has_link: boolean | null;
+  has_image: boolean | null;
+  has_attachment: boolean | null;
+  mentioned_user_ids: number[] | null;
+  prev_mentioned_user_ids: number[] | null;
+  stream_wildcard: boolean | null;
+  topic_wildcard: boolean | null;
+  /** uploads the new content links to; null when the content did not change */
+  attachment_paths: string[] | null;
+  /** move (null: unchanged) */
+  new_topic: string | null;
+  new_stream_id: number | null;
+  propagate_mode: 'change_one' | 'change_later' | 'change_all';
+  /** direct-message participants (for delivery); [] for channel messages */
+  dm_user_ids: number[];
+}>;
+
+export type MessagesDeleted = Event<'MessagesDeleted', {
+  realm_id: number;
+  message_ids: number[];
+  message_type: 'stream' | 'private';
+  stream_id: number | null;
+  topic: string | null;
+  dm_user_ids: number[];
+}>;
+
+export type ReactionAdded = Event<'ReactionAdded', {
+  message_id: number;
+  user_id: number;
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+}>;
+export type ReactionRemoved = Event<'ReactionRemoved', {
+  message_id: number;
+  user_id: number;
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+}>;
+
+/** A user's flag changed on some messages; `read_through` moves the read watermark (mark all as read). */
+export type MessageFlagsChanged = Event<'MessageFlagsChanged', {
+  user_id: number;
+  op: 'add' | 'remove';
+  flag: string;
+  message_ids: number[];
+  all: boolean;
+  read_through: number | null;
+  /** for op remove of read: what clients need to put the messages back in their unread counts */
+  message_details: Record<string, Record<string, unknown>> | null;
+}>;
+
+export type MessageEvent =
+  | MessageSent
+  | MessageEdited
+  | MessagesDeleted
+  | ReactionAdded
+  | ReactionRemoved
+  | MessageFlagsChanged;

@@ -1,0 +1,48 @@
+/** Bits of message_flags.flags (exceptions stored per user and message; see docs/MESSAGE-STATE.md). */
+export const FlagBit = {
+  READ: 1,
+  /** marked unread although the watermark or authorship says read */
+  UNREAD: 2,
+  STARRED: 4,
+  MENTIONED: 8,
+  HAS_ALERT_WORD: 16,
+  COLLAPSED: 32,
+} as const;
+
+/** Flags a client may change with POST /messages/flags. */
+export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
+/** Flags the server manages; asking to change them is an error. */
+export const NON_EDITABLE_FLAGS = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'wildcard_mentioned', 'has_alert_word', 'historical'];
+
+export interface FlagInputs {
+  userId: number;
+  senderId: number;
+  messageId: number;
+  readThrough: number;
+  bits: number;
+  /** the user received the message (subscribed when sent, or a DM participant, or its sender) */
+  received: boolean;
+  streamWildcard: boolean;
+  topicWildcard: boolean;
+}
+
+/** The flags list of one message for one user, from the sparse state. */
+export function flagsOf(f: FlagInputs): string[] {
+  const out: string[] = [];
+  if (isRead(f)) out.push('read');
+  if (f.bits & FlagBit.STARRED) out.push('starred');
+  if (f.bits & FlagBit.COLLAPSED) out.push('collapsed');
+  if (f.bits & FlagBit.MENTIONED) out.push('mentioned');
+  if (f.received && f.streamWildcard) out.push('stream_wildcard_mentioned');
+  if (f.received && f.topicWildcard) out.push('topic_wildcard_mentioned');
+  if (f.received && (f.streamWildcard || f.topicWildcard)) out.push('wildcard_mentioned');
+  if (f.bits & FlagBit.HAS_ALERT_WORD) out.push('has_alert_word');
+  if (!f.received) out.push('historical');
+  return out;
+}
+
+export function isRead(f: Pick<FlagInputs, 'bits' | 'received' | 'messageId' | 'readThrough' | 'userId' | 'senderId'>): boolean {
+  if (f.bits & FlagBit.UNREAD) return false;
+  if (!f.received) return true;
+  return (f.bits & FlagBit.READ) !== 0 || f.messageId <= f.readThrough;
+}

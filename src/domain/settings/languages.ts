@@ -1,0 +1,62 @@
+/**
+ * The languages we declare (code → English name), as the real server's language list names them.
+ * `default_language` must be one of these codes; events carry the English name as language_name.
+ */
+export const LANGUAGES: ReadonlyArray<{ code: string; name: string }> = [
+  { code: 'ar', name: 'Arabic' },
+  { code: 'be', name: 'Belarusian' },
+  { code: 'bg', name: 'Bulgarian' },
+  { code: 'bn', name: 'Bengali' },
+  { code: 'ca', name: 'Catalan' },
+  { code: 'cs', name: 'Czech' },
+  { code: 'cy', name: 'Welsh' },
+  { code: 'da', name: 'Danish' },
+  { code: 'de', name: 'German' },
+  { code: 'el', name: 'Greek' },
+  { code: 'en', name: 'English' },
+  { code: 'en_GB', name: 'English (United Kingdom)' },
+  { code: 'eo', name: 'Esperanto' },
+  { code: 'es', name: 'Spanish' },
+  { code: 'fa', name: 'Persian' },
+  { code: 'fi', name: 'Finnish' },
+  { code: 'fr', name: 'French' },
+  { code: 'gl', name: 'Galician' },
+  { code: 'gu', name: 'Gujarati' },
+  { code: 'hi', name: 'Hindi' },
+  { code: 'hu', name: 'Hungarian' },
+  { code: 'id', name: 'Indonesian' },
+  { code: 'it', name: 'Italian' },
+  { code: 'ja', name: 'Japanese' },
+  { code: 'ko', name: 'Korean' },
+  { code: 'lt', name: 'Lithuanian' },
+  { code: 'lv', name: 'Latvian' },
+  { code: 'ml', name: 'Malayalam' },
+  { code: 'mn', name: 'Mongolian' },
+  { code: 'nl', name: 'Dutch' },
+  { code: 'no', name: 'Norwegian' },
+  { code: 'pa', name: 'Punjabi' },
+  { code: 'pl', name: 'Polish' },
+  { code: 'pt', name: 'Portuguese' },
+  { code: 'pt_BR', name: 'Portuguese (Brazil)' },
+  { code: 'pt_PT', name: 'Portuguese (Portugal)' },
+  { code: 'ro', name: 'Romanian' },
+  { code: 'ru', name: 'Russian' },
+  { code: 'si', name: 'Sinhala' },
+  { code: 'sk', name: 'Slovak' },
+  { code: 'sr', name: 'Serbian' },
+  { code: 'sv', name: 'Swedish' },
+  { code: 'ta', name: 'Tamil' },
+  { code: 'te', name: 'Telugu' },
+  { code: 'tl', name: 'Tagalog' },
+  { code: 'tr', name: 'Turkish' },
+  { code: 'uk', name: 'Ukrainian' },
+  { code: 'uz', name: 'Uzbek' },
+  { code: 'vi', name: 'Vietnamese' },
+  { code: 'zh-hans', name: 'Simplified Chinese' },
+  { code: 'zh-hant', name: 'Traditional Chinese' },
+];
+
+const byCode = new Map(LANGUAGES.map((l) => [l.code, l.name]));
+
+export const isLanguageCode = (code: string): boolean => byCode.has(code);
+export const languageName = (code: string): string => byCode.get(code) ?? code;

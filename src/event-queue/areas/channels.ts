@@ -1,0 +1,312 @@
+import type { DataOf } from '../../domain/events.js';
+import type { Db } from '../../db/database.js';
+import { registerTranslator } from '../translators.js';
+import { registerSection } from '../sections.js';
+import { Role } from '../../domain/roles.js';
+import { StreamPostPolicy } from '../../domain/channels/decider.js';
+import {
+  formatStream,
+  formatSubscription,
+  gatherSubscriptions,
+  getStreamById,
+  getSubscription,
+  listActiveStreams,
+  subscribersByStream,
+  weeklyTraffic,
+  type SubscriptionRow,
+} from '../../read/channels.js';
+import { canSeeStreamMetadata, canSeeSubscribers, type StreamRow } from '../../visibility.js';
+import type { ClientEvent, PreparedEvent, Recipient } from '../types.js';
+
+const viewerOf = (r: Recipient) => ({ user_id: r.user.id, role: r.user.role, realm_id: r.realm.id });
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** Users with any subscription row (active or not) and the active ones, for audience checks. */
+async function subscriptionSets(db: Db, streamId: number): Promise<{ active: Set<number>; ever: Set<number> }> {
+  const rows = await db.selectFrom('subscriptions').select(['user_id', 'active']).where('stream_id', '=', streamId).execute();
+  return { active: new Set(rows.filter((r) => r.active).map((r) => r.user_id)), ever: new Set(rows.map((r) => r.user_id)) };
+}
+
+async function defaultStreams(db: Db, realmId: number): Promise<Record<string, unknown>[]> {
+  const streams = (await listActiveStreams(db, realmId)).filter((s) => s.is_default);
+  return streams.map((s) => {
+    const { stream_weekly_traffic: _traffic, ...rest } = formatStream(s, null);
+    return rest;
+  });
+}
+
+/** `default_streams` carries the whole list; guests have none. */
+async function defaultStreamsEvent(db: Db, realmId: number): Promise<PreparedEvent> {
+  const list = await defaultStreams(db, realmId);
+  return {
+    audience: 'realm',
+    forUser: (r) => (r.user.role === Role.GUEST ? [] : [{ type: 'default_streams', default_streams: list }]),
+  };
+}
+
+function combine(...parts: Array<PreparedEvent | null>): PreparedEvent | null {
+  const present = parts.filter((p): p is PreparedEvent => p !== null);
+  if (present.length === 0) return null;
+  if (present.length === 1) return present[0]!;
+  const realmWide = present.some((p) => p.audience === 'realm');
+  const audience = realmWide ? 'realm' as const : new Set(present.flatMap((p) => [...(p.audience as ReadonlySet<number>)]));
+  return {
+    audience,
+    forUser: (r) =>
+      present.flatMap((p) => (p.audience === 'realm' || p.audience.has(r.user.id) ? p.forUser(r) : [])),
+  };
+}
+
+function rowFromCreated(d: DataOf<'StreamCreated'>): StreamRow {
+  return {
+    id: d.stream_id,
+    realm_id: d.realm_id,
+    name: d.name,
+    description: d.description,
+    rendered_description: d.rendered_description,
+    invite_only: d.invite_only,
+    is_web_public: d.is_web_public,
+    history_public_to_subscribers: d.history_public_to_subscribers,
+    stream_post_policy: d.stream_post_policy,
+    message_retention_days: d.message_retention_days,
+    can_remove_subscribers_group: d.can_remove_subscribers_group,
+    creator_id: d.creator_id,
+    date_created: d.date_created,
+    first_message_id: null,
+    is_default: d.is_default,
+    deactivated: false,
+    version: 1,
+  };
+}
+
+// A new channel is announced to everyone who may see it without being subscribed; new subscribers
+// of a private channel learn of it from their own subscription (UserSubscribed below).
+registerTranslator('StreamCreated', async (event, db) => {
+  const d = event.data as DataOf<'StreamCreated'>;
+  const row = rowFromCreated(d);
+  const create: PreparedEvent = {
+    audience: 'realm',
+    forUser: (r) => (canSeeStreamMetadata(viewerOf(r), row, false) ? [{ type: 'stream', op: 'create', streams: [formatStream(row, null)] }] : []),
+  };
+  return combine(create, d.is_default ? await defaultStreamsEvent(db, d.realm_id) : null);
+});
+
+registerTranslator('StreamPropertyChanged', async (event, db) => {
+  const d = event.data as DataOf<'StreamPropertyChanged'>;
+  const row = await getStreamById(db, d.stream_id);
+  if (!row) return null;
+  if (d.property === 'is_default') return defaultStreamsEvent(db, row.realm_id);
+  const subs = await subscriptionSets(db, row.id);
+  const name = d.property === 'name' ? String(d.old_value ?? row.name) : row.name;
+  const updates: ClientEvent[] = [{ type: 'stream', op: 'update', stream_id: row.id, name, property: d.property, value: d.value, ...(d.extra ?? {}) }];
+  if (d.property === 'stream_post_policy') {
+    // Legacy clients still read is_announcement_only.
+    updates.push({ type: 'stream', op: 'update', stream_id: row.id, name, property: 'is_announcement_only', value: d.value === StreamPostPolicy.ADMINS });
+  }
+  if (!d.access) {
+    return {
+      audience: 'realm',
+      forUser: (r) => (canSeeStreamMetadata(viewerOf(r), row, subs.active.has(r.user.id)) ? updates : []),
+    };
+  }
+  const before = { ...row, ...d.access.before };
+  const after = { ...row, ...d.access.after };
+  const traffic = (await weeklyTraffic(db, [row], nowSeconds())).get(row.id) ?? null;
+  const subscribers = (await subscribersByStream(db, [row.id])).get(row.id) ?? [];
+  return {
+    audience: 'realm',
+    forUser: (r) => {
+      const subscribed = subs.active.has(r.user.id);
+      const saw = canSeeStreamMetadata(viewerOf(r), before, subscribed);
+      const sees = canSeeStreamMetadata(viewerOf(r), after, subscribed);
+      if (saw && sees) return updates;
+      if (sees) {
+        // A channel that comes into view arrives like a new one, then with its current subscribers.
+        const events: ClientEvent[] = [{ type: 'stream', op: 'create', streams: [formatStream(row, traffic)] }];
+        if (subscribers.length > 0 && canSeeSubscribers(viewerOf(r), after, subscribed)) {
+          events.push({ type: 'subscription', op: 'peer_add', stream_ids: [row.id], user_ids: subscribers });
+        }
+        return events;
+      }
+      if (saw) return [{ type: 'stream', op: 'delete', streams: [formatStream(row, traffic)], stream_ids: [row.id] }];
+      return [];
+    },
+  };
+});
+
+registerTranslator('StreamArchived', async (event, db) => {
+  const d = event.data as DataOf<'StreamArchived'>;
+  const row = await getStreamById(db, d.stream_id);
+  if (!row) return null;
+  const subs = await subscriptionSets(db, row.id);
+  const live = { ...row, deactivated: false };
+  const deleted: ClientEvent = { type: 'stream', op: 'delete', streams: [formatStream(live, null)], stream_ids: [row.id] };
+  const del: PreparedEvent = {
+    audience: 'realm',
+    forUser: (r) => (canSeeStreamMetadata(viewerOf(r), live, subs.ever.has(r.user.id)) ? [deleted] : []),
+  };
+  return combine(del, d.was_default ? await defaultStreamsEvent(db, row.realm_id) : null);
+});
+
+registerTranslator('UserSubscribed', async (event, db) => {
+  const d = event.data as DataOf<'UserSubscribed'>;
+  const row = await getStreamById(db, d.stream_id);
+  if (!row) return null;
+  const subs = await subscriptionSets(db, row.id);
+  subs.active.add(d.user_id);
+  const current = await getSubscription(db, d.user_id, d.stream_id);
+  const sub: SubscriptionRow = {
+    ...(current ?? {
+      user_id: d.user_id, stream_id: d.stream_id, is_muted: false, pin_to_top: false, desktop_notifications: null,
+      email_notifications: null, push_notifications: null, audible_notifications: null, wildcard_mentions_notify: null, version: 1,
+    }),
+    active: true,
+    color: current?.color ?? d.color,
+  };
+  const subscribers = (await subscribersByStream(db, [row.id])).get(row.id) ?? [];
+  if (!subscribers.includes(d.user_id)) subscribers.push(d.user_id), subscribers.sort((a, b) => a - b);
+  const traffic = (await weeklyTraffic(db, [row], nowSeconds())).get(row.id) ?? null;
+  return {
+    audience: 'realm',
+    forUser: (r) => {
+      const viewer = viewerOf(r);
+      if (r.user.id === d.user_id) {
+        const events: ClientEvent[] = [];
+        // Someone who could not see the channel before learns of it first.
+        if (!canSeeStreamMetadata(viewer, row, false)) events.push({ type: 'stream', op: 'create', streams: [formatStream(row, traffic)] });
+        events.push({
+          type: 'subscription',
+          op: 'add',
+          subscriptions: [formatSubscription(row, sub, traffic, r.queue.include_subscribers ? subscribers : undefined)],
+        });
+        return events;
+      }
+      if (!canSeeSubscribers(viewer, row, subs.active.has(r.user.id))) return [];
+      return [{ type: 'subscription', op: 'peer_add', stream_ids: [row.id], user_ids: [d.user_id] }];
+    },
+  };
+});
+
+registerTranslator('UserUnsubscribed', async (event, db) => {
+  const d = event.data as DataOf<'UserUnsubscribed'>;
+  const row = await getStreamById(db, d.stream_id);
+  if (!row) return null;
+  const subs = await subscriptionSets(db, row.id);
+  subs.active.delete(d.user_id);
+  const traffic = (await weeklyTraffic(db, [row], nowSeconds())).get(row.id) ?? null;
+  return {
+    audience: 'realm',
+    forUser: (r) => {
+      const viewer = viewerOf(r);
+      if (r.user.id === d.user_id) {
+        const events: ClientEvent[] = [{ type: 'subscription', op: 'remove', subscriptions: [{ stream_id: row.id, name: row.name }] }];
+        // Leaving a private channel (not as an administrator) loses sight of it.
+        if (!canSeeStreamMetadata(viewer, row, false)) {
+          events.push({ type: 'stream', op: 'delete', streams: [formatStream(row, traffic)], stream_ids: [row.id] });
+        }
+        return events;
+      }
+      if (!canSeeSubscribers(viewer, row, subs.active.has(r.user.id))) return [];
+      return [{ type: 'subscription', op: 'peer_remove', stream_ids: [row.id], user_ids: [d.user_id] }];
+    },
+  };
+});
+
+registerTranslator('SubscriptionPropertyChanged', async (event) => {
+  const d = event.data as DataOf<'SubscriptionPropertyChanged'>;
+  const events: ClientEvent[] = [];
+  if (d.property === 'is_muted') {
+    // The deprecated inverse property still gets its own event first, as the real server does.
+    events.push({ type: 'subscription', op: 'update', stream_id: d.stream_id, property: 'in_home_view', value: !d.value });
+  }
+  events.push({ type: 'subscription', op: 'update', stream_id: d.stream_id, property: d.property, value: d.value });
+  return { audience: new Set([d.user_id]), forUser: () => events };
+});
+
+registerTranslator('UserTopicPolicySet', async (event) => {
+  const d = event.data as DataOf<'UserTopicPolicySet'>;
+  const out: ClientEvent = {
+    type: 'user_topic',
+    stream_id: d.stream_id,
+    topic_name: d.topic,
+    last_updated: d.last_updated,
+    visibility_policy: d.visibility_policy,
+  };
+  return { audience: new Set([d.user_id]), forUser: () => [out] };
+});
+
+registerSection('subscription', async ({ trx, user, realm, options }) => {
+  const viewer = { user_id: user.id, role: user.role, realm_id: realm.id };
+  return { ...(await gatherSubscriptions(trx as Db, viewer, options.include_subscribers, nowSeconds())) };
+});
+
+registerSection('stream', async ({ trx, user, realm }) => {
+  const db = trx as Db;
+  const viewer = { user_id: user.id, role: user.role, realm_id: realm.id };
+  const streams = await listActiveStreams(db, realm.id);
+  const mine = new Set((await db.selectFrom('subscriptions').select('stream_id').where('user_id', '=', user.id).where('active', '=', true).execute()).map((s) => s.stream_id));
+  const visible = streams.filter((s) => canSeeStreamMetadata(viewer, s, mine.has(s.id)));
+  const traffic = await weeklyTraffic(db, visible, nowSeconds());
+  return { streams: visible.map((s) => formatStream(s, traffic.get(s.id) ?? null)) };
+});
+
+registerSection('default_streams', async ({ trx, user, realm }) => ({
+  realm_default_streams: user.role === Role.GUEST ? [] : await defaultStreams(trx as Db, realm.id),
+}));
+
+registerSection('user_topic', async ({ trx, user }) => {
+  const rows = await (trx as Db)
+    .selectFrom('user_topics as t')
+    .select(['t.stream_id', 't.topic', 't.last_updated', 't.visibility_policy'])
+    .where('t.user_id', '=', user.id)
+    .orderBy('t.last_updated')
+    .execute();
+  return {
+    user_topics: rows.map((r) => ({
+      stream_id: r.stream_id,
+      topic_name: r.topic,
+      last_updated: Number(r.last_updated),
+      visibility_policy: r.visibility_policy,
+    })),
+  };
+});
+
+/**
+ * Subscriber lists hold active accounts only: a deactivated user leaves every list they were in
+ * (peer_remove) and comes back on reactivation (peer_add), for whoever may see those lists.
+ */
+async function peerChangeForAccount(db: Db, userId: number, op: 'peer_add' | 'peer_remove'): Promise<PreparedEvent | null> {
+  const rows = await db
+    .selectFrom('subscriptions as sub')
+    .innerJoin('streams as s', 's.id', 'sub.stream_id')
+    .selectAll('s')
+    .where('sub.user_id', '=', userId)
+    .where('sub.active', '=', true)
+    .where('s.deactivated', '=', false)
+    .execute();
+  if (rows.length === 0) return null;
+  const members = await db
+    .selectFrom('subscriptions')
+    .select(['stream_id', 'user_id'])
+    .where('stream_id', 'in', rows.map((r) => r.id))
+    .where('active', '=', true)
+    .execute();
+  const subscribedTo = new Map<number, Set<number>>();
+  for (const m of members) {
+    let set = subscribedTo.get(m.user_id);
+    if (!set) subscribedTo.set(m.user_id, (set = new Set()));
+    set.add(m.stream_id);
+  }
+  return {
+    audience: 'realm',
+    forUser: (r) => {
+      if (r.user.id === userId) return [];
+      const mine = subscribedTo.get(r.user.id);
+      const streamIds = rows.filter((s) => canSeeSubscribers(viewerOf(r), s, mine?.has(s.id) ?? false)).map((s) => s.id);
+      return streamIds.length > 0 ? [{ type: 'subscription', op, stream_ids: streamIds, user_ids: [userId] }] : [];
+    },
+  };
+}
+
+registerTranslator('UserDeactivated', async (event, db) => peerChangeForAccount(db, (event.data as DataOf<'UserDeactivated'>).user_id, 'peer_remove'));
+registerTranslator('UserReactivated', async (event, db) => peerChangeForAccount(db, (event.data as DataOf<'UserReactivated'>).user_id, 'peer_add'));

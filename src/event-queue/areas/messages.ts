@@ -1,0 +1,342 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { DataOf } from '../../domain/events.js';
+import { FlagBit, flagsOf } from '../../domain/messages/flags.js';
+import { registerTranslator } from '../translators.js';
+import { registerSection } from '../sections.js';
+import { apiEmail } from '../../read/users.js';
+import { realmHost } from '../../read/realm.js';
+import { messageObject, readThroughOf, unreadMessages } from '../../read/messages.js';
+import { receivedSql } from '../../read/narrow.js';
+import { renderTopicLinks, type Linkifier } from '../../markdown/index.js';
+import { messageReceiverIds } from '../../visibility.js';
+import type { ClientEvent, PreparedEvent } from '../types.js';
+
+async function linkifiersOf(db: Db, realmId: number): Promise<Linkifier[]> {
+  const rows = await db.selectFrom('linkifiers').select(['id', 'pattern', 'url_template']).where('realm_id', '=', realmId).orderBy('order').orderBy('id').execute();
+  return rows.map((l) => ({ id: l.id, pattern: l.pattern, urlTemplate: l.url_template }));
+}
+
+/**
+ * Who received each of `ids` (channel messages: subscription spans; DMs: the participants). Only
+ * those users get events about the messages, and only about the ones they received.
+ */
+async function receiversByMessage(db: Db, streamId: number | null, dmUserIds: number[], ids: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
+  if (streamId === null) {
+    for (const u of dmUserIds) out.set(u, [...ids]);
+    return out;
+  }
+  if (ids.length === 0) return out;
+  const spans = await db
+    .selectFrom('message_reception_spans')
+    .select(['user_id', 'from_id', 'to_id'])
+    .where('stream_id', '=', streamId)
+    .where('from_id', '<=', Math.max(...ids))
+    .where((eb) => eb.or([eb('to_id', 'is', null), eb('to_id', '>=', Math.min(...ids))]))
+    .execute();
+  for (const s of spans) {
+    const got = ids.filter((id) => s.from_id <= id && (s.to_id === null || s.to_id >= id));
+    if (got.length === 0) continue;
+    out.set(s.user_id, [...new Set([...(out.get(s.user_id) ?? []), ...got])].sort((a, b) => a - b));
+  }
+  return out;
+}
+
+/** Whether a new message matches the narrow a queue registered with (the real server's narrow predicate). */
+function matchesQueueNarrow(
+  narrow: unknown[],
+  m: { stream_id: number | null; stream_name: string; topic: string; sender_id: number; sender_emails: string[]; flags: string[] },
+): boolean {
+  for (const raw of narrow) {
+    const term = raw as { operator?: unknown; operand?: unknown };
+    const op = String(term.operator);
+    const operand = term.operand;
+    const text = String(operand).toLowerCase();
+    switch (op) {
+      case 'stream':
+      case 'channel':
+        if (m.stream_id === null || (String(m.stream_id) !== String(operand) && m.stream_name.toLowerCase() !== text)) return false;
+        break;
+      case 'topic':
+      case 'subject':
+        if (m.stream_id === null || m.topic.toLowerCase() !== text) return false;
+        break;
+      case 'sender':
+        if (String(m.sender_id) !== String(operand) && !m.sender_emails.includes(text)) return false;
+        break;
+      case 'is':
+        if ((text === 'private' || text === 'dm') && m.stream_id !== null) return false;
+        if (text === 'mentioned' && !m.flags.some((f) => f.endsWith('mentioned'))) return false;
+        if (text === 'alerted' && !m.flags.includes('has_alert_word')) return false;
+        if (text === 'starred') return false;
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
+registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | null> => {
+  const d = event.data as DataOf<'MessageSent'>;
+  const audience = new Set<number>(d.stream_id === null ? d.dm_user_ids : [...(await messageReceiverIds(db, d.stream_id, d.message_id)), d.sender_id]);
+  const userIds = [d.sender_id, ...d.dm_user_ids];
+  const [users, stream, realm, linkifiers] = await Promise.all([
+    db.selectFrom('users').selectAll().where('id', 'in', userIds).execute(),
+    d.stream_id === null ? Promise.resolve(undefined) : db.selectFrom('streams').select('name').where('id', '=', d.stream_id).executeTakeFirst(),
+    db.selectFrom('realms').selectAll().where('id', '=', d.realm_id).executeTakeFirst(),
+    d.stream_id === null ? Promise.resolve([]) : linkifiersOf(db, d.realm_id),
+  ]);
+  if (!realm) return null;
+  const byId = new Map(users.map((u) => [u.id, u]));
+  const row = {
+    id: d.message_id,
+    stream_id: d.stream_id,
+    topic: d.topic,
+    content: d.content,
+    rendered_content: d.rendered_content,
+    recipient_id: d.recipient_id,
+    sender_id: d.sender_id,
+    client: d.client,
+    is_me_message: d.is_me_message,
+    date_sent: d.date_sent,
+    last_edit_timestamp: null,
+    edit_history: null,
+  };
+  const mentioned = new Set(d.mentioned_user_ids);
+  const alerted = new Set(d.alerted_user_ids);
+  return {
+    audience,
+    forUser: (r) => {
+      const message = messageObject(row, {
+        sender: byId.get(d.sender_id),
+        viewer: { user_id: r.user.id, role: r.user.role, realm_id: r.realm.id },
+        host: realmHost(realm),
+        realmStr: realm.string_id,
+        streamName: stream?.name ?? '',
+        participants: d.dm_user_ids.map((id) => byId.get(id)!).filter(Boolean),
+        applyMarkdown: r.queue.apply_markdown,
+        clientGravatar: r.queue.client_gravatar,
+        linkifiers,
+        allowEditHistory: true,
+      });
+      let bits = 0;
+      if (r.user.id === d.sender_id) bits |= d.read_by_sender ? FlagBit.READ : FlagBit.UNREAD;
+      if (mentioned.has(r.user.id)) bits |= FlagBit.MENTIONED;
+      if (alerted.has(r.user.id)) bits |= FlagBit.HAS_ALERT_WORD;
+      const flags = flagsOf({
+        userId: r.user.id,
+        senderId: d.sender_id,
+        messageId: d.message_id,
+        readThrough: 0,
+        bits,
+        received: true,
+        streamWildcard: d.stream_wildcard,
+        topicWildcard: d.topic_wildcard,
+      });
+      if (r.queue.narrow.length > 0 && !matchesQueueNarrow(r.queue.narrow, {
+        stream_id: d.stream_id,
+        stream_name: stream?.name ?? '',
+        topic: d.topic,
+        sender_id: d.sender_id,
+        sender_emails: [String(message.sender_email).toLowerCase(), (byId.get(d.sender_id)?.delivery_email ?? '').toLowerCase()],
+        flags,
+      })) return [];
+      const out: ClientEvent = { type: 'message', message, flags };
+      if (d.local_id !== null && d.sender_queue_id === r.queueId) out.local_message_id = d.local_id;
+      return [out];
+    },
+  };
+});
+
+registerTranslator('MessageEdited', async (event, db): Promise<PreparedEvent | null> => {
+  const d = event.data as DataOf<'MessageEdited'>;
+  const receivers = await receiversByMessage(db, d.stream_id, d.dm_user_ids, d.message_ids);
+  const audience = new Set(receivers.keys());
+  const [stream, flagRows, readStates, linkifiers] = await Promise.all([
+    d.stream_id === null ? Promise.resolve(undefined) : db.selectFrom('streams').select('name').where('id', '=', d.stream_id).executeTakeFirst(),
+    db.selectFrom('message_flags').select(['user_id', 'flags']).where('message_id', '=', d.message_id).execute(),
+    audience.size === 0 ? Promise.resolve([]) : db.selectFrom('message_read_state').select(['user_id', 'read_through']).where('user_id', 'in', [...audience]).execute(),
+    linkifiersOf(db, d.realm_id),
+  ]);
+  const bitsOf = new Map(flagRows.map((f) => [f.user_id, f.flags]));
+  const readThrough = new Map(readStates.map((s) => [s.user_id, s.read_through]));
+  const current = await db.selectFrom('messages').select(['stream_wildcard', 'topic_wildcard']).where('id', '=', d.message_id).executeTakeFirst();
+  return {
+    audience,
+    forUser: (r) => {
+      const mine = receivers.get(r.user.id) ?? [];
+      if (mine.length === 0) return [];
+      const out: ClientEvent = {
+        type: 'update_message',
+        user_id: d.user_id,
+        edit_timestamp: d.edit_timestamp,
+        message_id: d.message_id,
+        message_ids: d.message_ids.filter((id) => mine.includes(id)),
+        flags: flagsOf({
+          userId: r.user.id,
+          senderId: 0,
+          messageId: d.message_id,
+          readThrough: readThrough.get(r.user.id) ?? 0,
+          bits: bitsOf.get(r.user.id) ?? 0,
+          received: true,
+          streamWildcard: current?.stream_wildcard ?? false,
+          topicWildcard: current?.topic_wildcard ?? false,
+        }),
+        rendering_only: false,
+      };
+      if (d.stream_id !== null) {
+        out.stream_id = d.stream_id;
+        out.stream_name = stream?.name ?? '';
+      }
+      if (d.content !== null) {
+        Object.assign(out, {
+          orig_content: d.prev_content,
+          orig_rendered_content: d.prev_rendered_content,
+          prev_rendered_content_version: 1,
+          content: r.queue.apply_markdown ? d.rendered_content : d.content,
+          rendered_content: d.rendered_content,
+          is_me_message: d.is_me_message,
+        });
+      }
+      if (d.new_topic !== null || d.new_stream_id !== null) {
+        out.propagate_mode = d.propagate_mode;
+        out.orig_subject = d.orig_topic;
+        if (d.new_topic !== null) {
+          out.subject = d.new_topic;
+          out.topic_links = renderTopicLinks(d.new_topic, linkifiers);
+        }
+        if (d.new_stream_id !== null) out.new_stream_id = d.new_stream_id;
+      }
+      return [out];
+    },
+  };
+});
+
+registerTranslator('MessagesDeleted', async (event, db): Promise<PreparedEvent | null> => {
+  const d = event.data as DataOf<'MessagesDeleted'>;
+  const receivers = await receiversByMessage(db, d.stream_id, d.dm_user_ids, d.message_ids);
+  return {
+    audience: new Set(receivers.keys()),
+    forUser: (r) => {
+      const ids = receivers.get(r.user.id) ?? [];
+      if (ids.length === 0) return [];
+      const base: Record<string, unknown> = { type: 'delete_message', message_type: d.message_type };
+      if (d.stream_id !== null) Object.assign(base, { stream_id: d.stream_id, topic: d.topic });
+      if (r.queue.client_capabilities.bulk_message_deletion) return [{ ...base, type: 'delete_message', message_ids: ids }];
+      return ids.map((id) => ({ ...base, type: 'delete_message', message_id: id }));
+    },
+  };
+});
+
+async function reactionEvent(op: 'add' | 'remove', d: DataOf<'ReactionAdded'>, db: Db): Promise<PreparedEvent | null> {
+  const message = await db.selectFrom('messages').select(['stream_id', 'dm_key']).where('id', '=', d.message_id).executeTakeFirst();
+  if (!message) return null;
+  const receivers = await receiversByMessage(db, message.stream_id, message.dm_key ? message.dm_key.split(',').map(Number) : [], [d.message_id]);
+  const audience = new Set([...receivers.keys(), d.user_id]);
+  const user = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
+  return {
+    audience,
+    forUser: (r) => [{
+      type: 'reaction',
+      op,
+      message_id: d.message_id,
+      emoji_name: d.emoji_name,
+      emoji_code: d.emoji_code,
+      reaction_type: d.reaction_type,
+      user_id: d.user_id,
+      user: { user_id: d.user_id, email: user ? apiEmail(user, realmHost(r.realm)) : '', full_name: user?.full_name ?? '' },
+    }],
+  };
+}
+registerTranslator('ReactionAdded', (event, db) => reactionEvent('add', event.data as DataOf<'ReactionAdded'>, db));
+registerTranslator('ReactionRemoved', (event, db) => reactionEvent('remove', event.data as DataOf<'ReactionRemoved'>, db));
+
+registerTranslator('MessageFlagsChanged', async (event): Promise<PreparedEvent | null> => {
+  const d = event.data as DataOf<'MessageFlagsChanged'>;
+  if (d.message_ids.length === 0 && !d.all) return null;
+  return {
+    audience: new Set([d.user_id]),
+    forUser: () => {
+      const out: ClientEvent = { type: 'update_message_flags', op: d.op, operation: d.op, flag: d.flag, messages: d.message_ids, all: d.all };
+      if (d.op === 'remove' && d.flag === 'read') out.message_details = d.message_details ?? {};
+      return [out];
+    },
+  };
+});
+
+// ---- /register sections ----
+
+registerSection('message', async ({ trx, user }) => {
+  const row = await sql<{ m: number | null }>`SELECT max(m.id) AS m FROM messages m WHERE m.realm_id = ${user.realm_id} AND ${receivedSql(user.id)}`.execute(trx);
+  return { max_message_id: row.rows[0]?.m ?? -1 };
+});
+
+registerSection('update_message_flags', async ({ trx, user, wanted }) => {
+  if (wanted && !wanted.has('message')) return {};
+  const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id, readThrough: await readThroughOf(trx as Db, user.id) };
+  const rows = await unreadMessages(trx as Db, viewer);
+  const pms = new Map<number, number[]>();
+  const huddles = new Map<string, number[]>();
+  const streams = new Map<string, { stream_id: number; topic: string; unread_message_ids: number[] }>();
+  const mentions: number[] = [];
+  let count = 0;
+  for (const r of rows) {
+    if (r.stream_id === null) {
+      const ids = (r.dm_key ?? '').split(',').map(Number);
+      const others = ids.filter((id) => id !== user.id);
+      if (others.length <= 1) {
+        const other = others[0] ?? user.id;
+        pms.set(other, [...(pms.get(other) ?? []), r.id]);
+      } else huddles.set(r.dm_key!, [...(huddles.get(r.dm_key!) ?? []), r.id]);
+      count += 1;
+    } else {
+      const key = `${r.stream_id}\u0000${r.topic}`;
+      const entry = streams.get(key) ?? { stream_id: r.stream_id, topic: r.topic, unread_message_ids: [] };
+      entry.unread_message_ids.push(r.id);
+      streams.set(key, entry);
+      if (!r.muted) count += 1;
+    }
+    if (r.mentioned && !(r.stream_id !== null && r.muted)) mentions.push(r.id);
+  }
+  return {
+    unread_msgs: {
+      pms: [...pms].map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
+      streams: [...streams.values()],
+      huddles: [...huddles].map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
+      mentions,
+      count,
+      old_unreads_missing: false,
+    },
+  };
+});
+
+registerSection('recent_private_conversations', async ({ trx, user }) => {
+  const rows = await trx
+    .selectFrom('message_dm_recipients as d')
+    .innerJoin('messages as m', 'm.id', 'd.message_id')
+    .select(['m.dm_key', (eb) => eb.fn.max('m.id').as('max_id')])
+    .where('d.user_id', '=', user.id)
+    .groupBy('m.dm_key')
+    .orderBy('max_id', 'desc')
+    .limit(1000)
+    .execute();
+  return {
+    recent_private_conversations: rows.map((r) => ({
+      max_message_id: Number(r.max_id),
+      user_ids: (r.dm_key ?? '').split(',').map(Number).filter((id) => id !== user.id),
+    })),
+  };
+});
+
+registerSection('starred_messages', async ({ trx, user }) => {
+  const rows = await trx
+    .selectFrom('message_flags')
+    .select('message_id')
+    .where('user_id', '=', user.id)
+    .where(sql<boolean>`flags & ${FlagBit.STARRED} <> 0`)
+    .orderBy('message_id')
+    .execute();
+  return { starred_messages: rows.map((r) => r.message_id) };
+});

@@ -1,0 +1,30 @@
+import { registerTranslator } from '../translators.js';
+import { registerSection } from '../sections.js';
+import { formatPlayground, listPlaygrounds } from '../../read/playgrounds.js';
+import { evolvePlaygrounds, type PlaygroundRow } from '../../domain/playgrounds/decider.js';
+import type { PlaygroundEvent } from '../../domain/playgrounds/events.js';
+import type { Translator } from '../types.js';
+
+/** Every change sends the realm's full list as of that event, folded from the realm's playground stream. */
+const fullList: Translator = async (event, db) => {
+  const realmId = (event.data as { realm_id: number }).realm_id;
+  const history = await db
+    .selectFrom('events')
+    .select(['type', 'data'])
+    .where('stream_id', '=', event.stream_id)
+    .where('stream_version', '<=', event.stream_version)
+    .orderBy('stream_version')
+    .execute();
+  let list: PlaygroundRow[] = [];
+  for (const past of history) list = evolvePlaygrounds(list, past as unknown as PlaygroundEvent);
+  const realm_playgrounds = list.sort((a, b) => a.id - b.id).map(formatPlayground);
+  return {
+    audience: 'realm',
+    forUser: (r) => (r.realm.id === realmId ? [{ type: 'realm_playgrounds', realm_playgrounds }] : []),
+  };
+};
+
+registerTranslator('PlaygroundAdded', fullList);
+registerTranslator('PlaygroundRemoved', fullList);
+
+registerSection('realm_playgrounds', async ({ trx, realm }) => ({ realm_playgrounds: await listPlaygrounds(trx, realm.id) }));

@@ -1,0 +1,131 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { defineRoute } from '../route.js';
+import { ApiError, errors } from '../../domain/errors.js';
+import { getAttachmentByPath, linkedMessageIds, listAttachments, realmUploadSpaceUsed } from '../../read/attachments.js';
+import { getMessageRows, userMessageState } from '../../read/messages.js';
+import { canReadMessage, isSubscribed } from '../../visibility.js';
+import { cleanupAttachments, deleteAttachment, uploadFile, type UploadedFile } from '../../services/attachments.js';
+import { storageFor, uploadSettingsFromEnv } from '../../storage/index.js';
+import type { ServiceContext } from '../../services/context.js';
+import type { UserRow } from '../../read/users.js';
+import type { AppServices } from '../services.js';
+
+const CLEANUP_INTERVAL_MS = 60 * 60 * 1000;
+
+interface FilePart {
+  type: 'file';
+  filename: string;
+  mimetype: string;
+  _buf?: Buffer;
+  toBuffer(): Promise<Buffer>;
+}
+
+/** The file parts @fastify/multipart attached to the body (attachFieldsToBody), in field order. */
+function fileParts(request: FastifyRequest): FilePart[] {
+  const body = request.body;
+  if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) return [];
+  const parts: FilePart[] = [];
+  for (const value of Object.values(body as Record<string, unknown>)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item && typeof item === 'object' && (item as { type?: unknown }).type === 'file') parts.push(item as FilePart);
+    }
+  }
+  return parts;
+}
+
+/** POST /user_uploads, GET /attachments, DELETE /attachments/{id} (under /api/v1). */
+export default async function attachmentRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
+  const { ctx } = services;
+  const storage = storageFor(ctx.config.dataDir);
+  const settings = uploadSettingsFromEnv();
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/user_uploads',
+    handler: async ({ request, user, meta }) => {
+      const parts = fileParts(request);
+      if (parts.length === 0) throw errors.badRequest('You must specify a file to upload');
+      if (parts.length > 1) throw errors.badRequest('You may only upload one file at a time');
+      const part = parts[0]!;
+      const file: UploadedFile = { filename: part.filename ?? '', mimetype: part.mimetype ?? '', data: part._buf ?? (await part.toBuffer()) };
+      return uploadFile(ctx, storage, settings, meta, user.id, file);
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/attachments',
+    handler: async ({ user, realm }) => ({
+      attachments: await listAttachments(ctx.db, user.id),
+      upload_space_used: await realmUploadSpaceUsed(ctx.db, realm.id),
+    }),
+  });
+
+  defineRoute<{ attachment_id: number }>(app, {
+    method: 'DELETE',
+    url: '/attachments/:attachment_id',
+    params: { properties: { attachment_id: { type: 'integer' } }, required: ['attachment_id'] },
+    handler: async ({ params, user, meta }) => {
+      await deleteAttachment(ctx, storage, meta, user.id, params.attachment_id);
+    },
+  });
+
+  // The scheduled cleanup of orphaned and never-used files.
+  const timer = setInterval(() => void cleanupAttachments(ctx, storage, settings).catch(() => undefined), CLEANUP_INTERVAL_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+}
+
+// Served inline only when a browser cannot be tricked into running them as a page.
+const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|bmp)|video\/(mp4|webm|ogg)|audio\/(mpeg|ogg|wav|webm)|application\/pdf|text\/plain)$/;
+
+/** May the user download this file: its uploader, or anyone who can read a message linking it. */
+async function mayDownload(ctx: ServiceContext, user: UserRow, attachment: { id: number; owner_id: number; realm_id: number }): Promise<boolean> {
+  if (attachment.realm_id !== user.realm_id) return false;
+  if (attachment.owner_id === user.id) return true;
+  const rows = await getMessageRows(ctx.db, await linkedMessageIds(ctx.db, attachment.id));
+  if (rows.length === 0) return false;
+  const { received } = await userMessageState(ctx.db, user.id, rows);
+  const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id };
+  for (const row of rows) {
+    const stream = row.stream_id === null ? undefined : await ctx.db.selectFrom('streams').selectAll().where('id', '=', row.stream_id).executeTakeFirst();
+    const subscribed = row.stream_id === null ? false : await isSubscribed(ctx.db, user.id, row.stream_id);
+    const access = { stream, subscribed, received: received.has(row.id), dmParticipant: received.has(row.id) };
+    if (canReadMessage(viewer, row, access)) return true;
+  }
+  return false;
+}
+
+/** GET /user_uploads/<path_id>: the authenticated download of an uploaded file (outside /api/v1). */
+export async function uploadDownloadRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
+  const { ctx } = services;
+  const storage = storageFor(ctx.config.dataDir);
+  const notFound = () => new ApiError('BAD_REQUEST', 404, 'File not found');
+  app.route({
+    method: 'GET',
+    url: '/user_uploads/*',
+    config: { auth: 'user', limited: true },
+    handler: async (request, reply) => {
+      const user = request.user;
+      if (!user) throw errors.unauthorized();
+      const raw = request.url.split('?')[0]!.replace(/^\/user_uploads\//, '');
+      let pathId: string;
+      try {
+        pathId = raw.split('/').map(decodeURIComponent).join('/');
+      } catch {
+        throw notFound();
+      }
+      const attachment = await getAttachmentByPath(ctx.db, pathId);
+      if (!attachment || !(await mayDownload(ctx, user, attachment))) throw notFound();
+      const data = await storage.read(pathId);
+      if (!data) throw notFound();
+      const inline = INLINE_TYPES.test(attachment.content_type);
+      return reply
+        .header('Content-Type', inline ? attachment.content_type : 'application/octet-stream')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(attachment.name)}`)
+        .header('Cache-Control', 'private, max-age=86400')
+        .send(data);
+    },
+  });
+}

@@ -1,0 +1,326 @@
+import type { FastifyInstance } from 'fastify';
+import { defineRoute } from '../route.js';
+import { errors } from '../../domain/errors.js';
+import { MAX_MESSAGE_LENGTH } from '../../domain/messages/decider.js';
+import { renderMarkdown } from '../../markdown/index.js';
+import {
+  fetchMessages,
+  formatMessages,
+  getMessageRows,
+  highlight,
+  idsMatchingNarrow,
+  narrowViewer,
+  type FetchParams,
+} from '../../read/messages.js';
+import {
+  changeFlags,
+  changeFlagsForNarrow,
+  deleteMessage,
+  deleteTopic,
+  editMessage,
+  markAllAsRead,
+  markConversationAsRead,
+  messageHistory,
+  react,
+  requireVisibleMessage,
+  sendMessage,
+} from '../../services/messages.js';
+import { realmRenderData } from '../../services/render-context.js';
+import type { AppServices } from '../services.js';
+
+const anyJson = { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'array' }] } as const;
+
+interface WindowQuery {
+  anchor?: string;
+  include_anchor?: boolean;
+  num_before?: number;
+  num_after?: number;
+  narrow?: unknown;
+  use_first_unread_anchor?: boolean;
+}
+
+function windowOf(params: WindowQuery): FetchParams {
+  let anchor: FetchParams['anchor'];
+  if (params.anchor === undefined || params.anchor === '') {
+    if (!params.use_first_unread_anchor) throw errors.missingArgument('anchor');
+    anchor = 'first_unread';
+  } else if (params.anchor === 'newest' || params.anchor === 'oldest' || params.anchor === 'first_unread') anchor = params.anchor;
+  else if (/^-?\d+$/.test(params.anchor.trim())) anchor = Math.max(0, Number(params.anchor.trim()));
+  else throw errors.badRequest('Invalid anchor');
+  if (params.num_before === undefined) throw errors.missingArgument('num_before');
+  if (params.num_after === undefined) throw errors.missingArgument('num_after');
+  return { anchor, includeAnchor: params.include_anchor ?? true, numBefore: params.num_before, numAfter: params.num_after, narrow: params.narrow ?? [] };
+}
+
+const windowParams = {
+  anchor: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+  include_anchor: { type: 'boolean' },
+  num_before: { type: 'integer', minimum: 0 },
+  num_after: { type: 'integer', minimum: 0 },
+  narrow: { anyOf: [{ type: 'array' }, { type: 'string' }] },
+  use_first_unread_anchor: { type: 'boolean' },
+} as const;
+
+/** The narrow arrives JSON-encoded; a value that is not JSON is BAD_NARROW. */
+function narrowOf(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw;
+  if (raw === '') return [];
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+export default async function messageRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
+  const { ctx } = services;
+
+  defineRoute<{ type: string; to?: unknown; topic?: string; subject?: string; content: string; queue_id?: string; local_id?: string; read_by_sender?: boolean }>(app, {
+    method: 'POST',
+    url: '/messages',
+    params: {
+      properties: {
+        type: { type: 'string' },
+        to: anyJson,
+        topic: { type: 'string' },
+        subject: { type: 'string' },
+        content: { type: 'string' },
+        queue_id: { type: 'string' },
+        local_id: { type: 'string' },
+        read_by_sender: { type: 'boolean' },
+      },
+      required: ['type', 'content'],
+    },
+    handler: async ({ params, user, realm, meta }) => {
+      const to = typeof params.to === 'number' ? String(params.to) : params.to;
+      return sendMessage(ctx, meta, user, realm, { ...params, to, topic: params.topic ?? params.subject });
+    },
+  });
+
+  defineRoute<WindowQuery & { apply_markdown?: boolean; client_gravatar?: boolean; client_avatarhost?: boolean }>(app, {
+    method: 'GET',
+    url: '/messages',
+    params: {
+      properties: {
+        ...windowParams,
+        apply_markdown: { type: 'boolean' },
+        client_gravatar: { type: 'boolean' },
+        client_avatarhost: { type: 'boolean' },
+      },
+    },
+    handler: async ({ params, user, realm }) => {
+      const window = windowOf({ ...params, anchor: params.anchor === undefined ? undefined : String(params.anchor), narrow: narrowOf(params.narrow) });
+      if (window.numBefore + window.numAfter > 5000) throw errors.badRequest('Too many messages requested (maximum 5000).');
+      const viewer = await narrowViewer(ctx.db, user);
+      const found = await fetchMessages(ctx.db, viewer, realm, window);
+      const data = await realmRenderData(ctx, realm.id);
+      const messages = await formatMessages(ctx.db, viewer, found.rows, {
+        applyMarkdown: params.apply_markdown ?? true,
+        clientGravatar: params.client_avatarhost ?? params.client_gravatar ?? true,
+        realm,
+        linkifiers: data.context.linkifiers,
+      });
+      if (found.searchTerms.length > 0) {
+        for (const m of messages) {
+          const row = found.rows.find((r) => r.id === m.id)!;
+          m.match_content = highlight(row.rendered_content, found.searchTerms);
+          m.match_subject = highlight(row.topic, found.searchTerms, true);
+        }
+      }
+      return {
+        messages,
+        anchor: found.anchor,
+        found_anchor: found.foundAnchor,
+        found_oldest: found.foundOldest,
+        found_newest: found.foundNewest,
+        history_limited: false,
+      };
+    },
+  });
+
+  defineRoute<{ msg_ids: number[]; narrow: unknown }>(app, {
+    method: 'GET',
+    url: '/messages/matches_narrow',
+    params: {
+      properties: { msg_ids: { type: 'array', items: { type: 'integer' } }, narrow: { anyOf: [{ type: 'array' }, { type: 'string' }] } },
+      required: ['msg_ids', 'narrow'],
+    },
+    handler: async ({ params, user, realm }) => {
+      const viewer = await narrowViewer(ctx.db, user);
+      const matched = await idsMatchingNarrow(ctx.db, viewer, realm, narrowOf(params.narrow), params.msg_ids);
+      const rows = await getMessageRows(ctx.db, matched.ids);
+      const messages: Record<string, unknown> = {};
+      for (const row of rows) {
+        messages[String(row.id)] = {
+          match_content: highlight(row.rendered_content, matched.searchTerms),
+          match_subject: highlight(row.topic, matched.searchTerms, true),
+        };
+      }
+      return { messages };
+    },
+  });
+
+  defineRoute<{ content: string }>(app, {
+    method: 'POST',
+    url: '/messages/render',
+    params: { properties: { content: { type: 'string' } }, required: ['content'] },
+    handler: async ({ params, realm }) => {
+      if ([...params.content].length > MAX_MESSAGE_LENGTH) throw errors.badRequest(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
+      const data = await realmRenderData(ctx, realm.id);
+      return { rendered: renderMarkdown(params.content, data.context).html };
+    },
+  });
+
+  defineRoute<{ messages: number[]; op: string; flag: string }>(app, {
+    method: 'POST',
+    url: '/messages/flags',
+    params: {
+      properties: { messages: { type: 'array', items: { type: 'integer' } }, op: { type: 'string' }, flag: { type: 'string' } },
+      required: ['messages', 'op', 'flag'],
+    },
+    handler: async ({ params, user, meta }) => {
+      const changed = await changeFlags(ctx, meta, user, params.op, params.flag, params.messages);
+      return { messages: changed };
+    },
+  });
+
+  defineRoute<WindowQuery & { op: string; flag: string }>(app, {
+    method: 'POST',
+    url: '/messages/flags/narrow',
+    params: {
+      properties: { ...windowParams, op: { type: 'string' }, flag: { type: 'string' } },
+      required: ['anchor', 'num_before', 'num_after', 'narrow', 'op', 'flag'],
+    },
+    handler: async ({ params, user, realm, meta }) => {
+      const window = windowOf({ ...params, anchor: String(params.anchor), narrow: narrowOf(params.narrow) });
+      return changeFlagsForNarrow(ctx, meta, user, realm, params.op, params.flag, window);
+    },
+  });
+
+  defineRoute<{ message_id: number; apply_markdown?: boolean; client_gravatar?: boolean; client_avatarhost?: boolean }>(app, {
+    method: 'GET',
+    url: '/messages/:message_id',
+    params: {
+      properties: {
+        message_id: { type: 'integer' },
+        apply_markdown: { type: 'boolean' },
+        client_gravatar: { type: 'boolean' },
+        client_avatarhost: { type: 'boolean' },
+      },
+      required: ['message_id'],
+    },
+    handler: async ({ params, user, realm }) => {
+      const row = await requireVisibleMessage(ctx.db, user, params.message_id);
+      const viewer = await narrowViewer(ctx.db, user);
+      const data = await realmRenderData(ctx, realm.id);
+      const [message] = await formatMessages(ctx.db, viewer, [row], {
+        applyMarkdown: params.apply_markdown ?? true,
+        clientGravatar: params.client_avatarhost ?? params.client_gravatar ?? true,
+        realm,
+        linkifiers: data.context.linkifiers,
+      });
+      return { raw_content: row.content, message };
+    },
+  });
+
+  defineRoute<{ message_id: number; content?: string; topic?: string; subject?: string; stream_id?: number; propagate_mode?: 'change_one' | 'change_later' | 'change_all'; send_notification_to_old_thread?: boolean; send_notification_to_new_thread?: boolean }>(app, {
+    method: 'PATCH',
+    url: '/messages/:message_id',
+    params: {
+      properties: {
+        message_id: { type: 'integer' },
+        content: { type: 'string' },
+        topic: { type: 'string' },
+        subject: { type: 'string' },
+        stream_id: { type: 'integer' },
+        propagate_mode: { type: 'string', enum: ['change_one', 'change_later', 'change_all'] },
+        send_notification_to_old_thread: { type: 'boolean' },
+        send_notification_to_new_thread: { type: 'boolean' },
+      },
+      required: ['message_id'],
+    },
+    handler: async ({ params, user, realm, meta }) => {
+      await editMessage(ctx, meta, user, realm, params.message_id, {
+        content: params.content,
+        topic: params.topic ?? params.subject,
+        stream_id: params.stream_id,
+        propagate_mode: params.propagate_mode,
+      });
+      return { detached_uploads: [] };
+    },
+  });
+
+  defineRoute<{ message_id: number }>(app, {
+    method: 'DELETE',
+    url: '/messages/:message_id',
+    params: { properties: { message_id: { type: 'integer' } }, required: ['message_id'] },
+    handler: async ({ params, user, realm, meta }) => {
+      await deleteMessage(ctx, meta, user, realm, params.message_id);
+    },
+  });
+
+  defineRoute<{ message_id: number }>(app, {
+    method: 'GET',
+    url: '/messages/:message_id/history',
+    params: { properties: { message_id: { type: 'integer' } }, required: ['message_id'] },
+    handler: async ({ params, user, realm }) => ({ message_history: await messageHistory(ctx.db, user, realm, params.message_id) }),
+  });
+
+  const reactionParams = {
+    message_id: { type: 'integer' },
+    emoji_name: { type: 'string' },
+    emoji_code: { type: 'string' },
+    reaction_type: { type: 'string' },
+  } as const;
+  defineRoute<{ message_id: number; emoji_name: string; emoji_code?: string; reaction_type?: string }>(app, {
+    method: 'POST',
+    url: '/messages/:message_id/reactions',
+    params: { properties: reactionParams, required: ['message_id', 'emoji_name'] },
+    handler: async ({ params, user, realm, meta }) => {
+      await react(ctx, meta, user, realm, params.message_id, 'add', params);
+    },
+  });
+  defineRoute<{ message_id: number; emoji_name?: string; emoji_code?: string; reaction_type?: string }>(app, {
+    method: 'DELETE',
+    url: '/messages/:message_id/reactions',
+    params: { properties: reactionParams, required: ['message_id'] },
+    handler: async ({ params, user, realm, meta }) => {
+      await react(ctx, meta, user, realm, params.message_id, 'remove', params);
+    },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/mark_all_as_read',
+    handler: async ({ user, realm, meta }) => {
+      await markAllAsRead(ctx, meta, user, realm);
+      return { complete: true };
+    },
+  });
+
+  defineRoute<{ stream_id: number }>(app, {
+    method: 'POST',
+    url: '/mark_stream_as_read',
+    params: { properties: { stream_id: { type: 'integer' } }, required: ['stream_id'] },
+    handler: async ({ params, user, realm, meta }) => {
+      await markConversationAsRead(ctx, meta, user, realm, params.stream_id);
+    },
+  });
+
+  defineRoute<{ stream_id: number; topic_name: string }>(app, {
+    method: 'POST',
+    url: '/mark_topic_as_read',
+    params: { properties: { stream_id: { type: 'integer' }, topic_name: { type: 'string' } }, required: ['stream_id', 'topic_name'] },
+    handler: async ({ params, user, realm, meta }) => {
+      await markConversationAsRead(ctx, meta, user, realm, params.stream_id, params.topic_name);
+    },
+  });
+
+  defineRoute<{ stream_id: number; topic_name: string }>(app, {
+    method: 'POST',
+    url: '/streams/:stream_id/delete_topic',
+    params: { properties: { stream_id: { type: 'integer' }, topic_name: { type: 'string' } }, required: ['stream_id', 'topic_name'] },
+    handler: async ({ params, user, realm, meta }) => deleteTopic(ctx, meta, user, realm, params.stream_id, params.topic_name),
+  });
+
+}

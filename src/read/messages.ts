@@ -1,0 +1,279 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { MessagesTable } from '../db/schema/messages.js';
+import { FlagBit, flagsOf } from '../domain/messages/flags.js';
+import { renderTopicLinks, type Linkifier } from '../markdown/index.js';
+import { apiEmail, avatarUrlFor, canSeeDeliveryEmail, type UserRow } from './users.js';
+import { realmHost, type RealmRow } from './realm.js';
+import { buildNarrow, mutedSql, parseNarrow, receivedSql, unreadSql, type NarrowViewer } from './narrow.js';
+import type { Viewer } from '../visibility.js';
+
+export type MessageRow = Omit<Selectable<MessagesTable>, 'search_tsv'>;
+
+export const MESSAGE_COLUMNS = [
+  'm.id', 'm.realm_id', 'm.stream_id', 'm.topic', 'm.sender_id', 'm.date_sent', 'm.content', 'm.rendered_content', 'm.recipient_id',
+  'm.dm_key', 'm.client', 'm.is_me_message', 'm.has_link', 'm.has_image', 'm.has_attachment', 'm.stream_wildcard', 'm.topic_wildcard',
+  'm.last_edit_timestamp', 'm.edit_history', 'm.version',
+] as const;
+
+export async function getMessageRow(db: Db, id: number): Promise<MessageRow | undefined> {
+  return db.selectFrom('messages as m').select(MESSAGE_COLUMNS).where('m.id', '=', id).executeTakeFirst();
+}
+
+export async function getMessageRows(db: Db, ids: number[]): Promise<MessageRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('messages as m').select(MESSAGE_COLUMNS).where('m.id', 'in', ids).orderBy('m.id').execute();
+}
+
+export async function readThroughOf(db: Db, userId: number): Promise<number> {
+  const row = await db.selectFrom('message_read_state').select('read_through').where('user_id', '=', userId).executeTakeFirst();
+  return row?.read_through ?? 0;
+}
+
+export async function narrowViewer(db: Db, user: UserRow): Promise<NarrowViewer> {
+  return { user_id: user.id, role: user.role, realm_id: user.realm_id, readThrough: await readThroughOf(db, user.id) };
+}
+
+export interface MessageFormatOptions {
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  realm: RealmRow;
+  linkifiers: Linkifier[];
+}
+
+/** Per-user state of messages for one viewer: flag bits and whether each message was received. */
+export async function userMessageState(db: Db, viewerId: number, rows: MessageRow[]): Promise<{ bits: Map<number, number>; received: Set<number> }> {
+  const ids = rows.map((r) => r.id);
+  const bits = new Map<number, number>();
+  const received = new Set<number>();
+  if (ids.length === 0) return { bits, received };
+  const flagRows = await db.selectFrom('message_flags').select(['message_id', 'flags']).where('user_id', '=', viewerId).where('message_id', 'in', ids).execute();
+  for (const f of flagRows) bits.set(f.message_id, f.flags);
+  const streamIds = [...new Set(rows.filter((r) => r.stream_id !== null).map((r) => r.stream_id!))];
+  const spans = streamIds.length === 0 ? [] : await db
+    .selectFrom('message_reception_spans')
+    .select(['stream_id', 'from_id', 'to_id'])
+    .where('user_id', '=', viewerId)
+    .where('stream_id', 'in', streamIds)
+    .execute();
+  for (const r of rows) {
+    if (r.sender_id === viewerId) received.add(r.id);
+    else if (r.dm_key !== null) {
+      if (r.dm_key.split(',').map(Number).includes(viewerId)) received.add(r.id);
+    } else if (spans.some((s) => s.stream_id === r.stream_id && s.from_id <= r.id && (s.to_id === null || s.to_id >= r.id))) received.add(r.id);
+  }
+  return { bits, received };
+}
+
+/** Message objects as SPEC.md's Message table describes them, as `viewer` sees them. */
+export async function formatMessages(
+  db: Db,
+  viewer: Viewer & { readThrough: number },
+  rows: MessageRow[],
+  options: MessageFormatOptions,
+): Promise<Array<Record<string, unknown>>> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const userIds = new Set<number>();
+  for (const r of rows) {
+    userIds.add(r.sender_id);
+    if (r.dm_key) for (const id of r.dm_key.split(',')) userIds.add(Number(id));
+  }
+  const reactionRows = await db
+    .selectFrom('reactions')
+    .select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])
+    .where('message_id', 'in', ids)
+    .orderBy('position')
+    .execute();
+  for (const r of reactionRows) userIds.add(r.user_id);
+  const streamIds = [...new Set(rows.filter((r) => r.stream_id !== null).map((r) => r.stream_id!))];
+  const [users, streams, state] = await Promise.all([
+    db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute(),
+    streamIds.length === 0 ? Promise.resolve([]) : db.selectFrom('streams').select(['id', 'name']).where('id', 'in', streamIds).execute(),
+    userMessageState(db, viewer.user_id, rows),
+  ]);
+  const usersById = new Map(users.map((u) => [u.id, u]));
+  const streamNames = new Map(streams.map((s) => [s.id, s.name]));
+  const reactionsByMessage = new Map<number, typeof reactionRows>();
+  for (const r of reactionRows) reactionsByMessage.set(r.message_id, [...(reactionsByMessage.get(r.message_id) ?? []), r]);
+  const host = realmHost(options.realm);
+  const allowEditHistory = (options.realm.properties as Record<string, unknown>).allow_edit_history !== false;
+  return rows.map((row) => {
+    const sender = usersById.get(row.sender_id);
+    const message = messageObject(row, {
+      sender,
+      viewer,
+      host,
+      realmStr: options.realm.string_id,
+      streamName: row.stream_id !== null ? streamNames.get(row.stream_id) ?? '' : '',
+      participants: row.dm_key ? row.dm_key.split(',').map((id) => usersById.get(Number(id))).filter((u): u is UserRow => !!u) : [],
+      applyMarkdown: options.applyMarkdown,
+      clientGravatar: options.clientGravatar,
+      linkifiers: options.linkifiers,
+      allowEditHistory,
+    });
+    message.reactions = (reactionsByMessage.get(row.id) ?? []).map((r) => reactionObject(r, usersById.get(r.user_id), host));
+    message.flags = flagsOf({
+      userId: viewer.user_id,
+      senderId: row.sender_id,
+      messageId: row.id,
+      readThrough: viewer.readThrough,
+      bits: state.bits.get(row.id) ?? 0,
+      received: state.received.has(row.id),
+      streamWildcard: row.stream_wildcard,
+      topicWildcard: row.topic_wildcard,
+    });
+    return message;
+  });
+}
+
+export function reactionObject(
+  r: { emoji_name: string; emoji_code: string; reaction_type: string; user_id: number },
+  user: UserRow | undefined,
+  host: string,
+): Record<string, unknown> {
+  return {
+    emoji_name: r.emoji_name,
+    emoji_code: r.emoji_code,
+    reaction_type: r.reaction_type,
+    user_id: r.user_id,
+    user: { id: r.user_id, email: user ? apiEmail(user, host) : '', full_name: user?.full_name ?? '', is_mirror_dummy: false },
+  };
+}
+
+export interface MessageObjectInput {
+  sender: UserRow | undefined;
+  viewer: Viewer;
+  host: string;
+  realmStr: string;
+  streamName: string;
+  participants: UserRow[];
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  linkifiers: Linkifier[];
+  allowEditHistory: boolean;
+}
+
+/** The Message object without reactions and flags (shared by reads and `message` events). */
+export function messageObject(
+  row: Pick<MessageRow, 'id' | 'stream_id' | 'topic' | 'content' | 'rendered_content' | 'recipient_id' | 'sender_id' | 'client' | 'is_me_message' | 'date_sent' | 'last_edit_timestamp' | 'edit_history'>,
+  input: MessageObjectInput,
+): Record<string, unknown> {
+  const sender = input.sender;
+  const out: Record<string, unknown> = {
+    id: row.id,
+    type: row.stream_id === null ? 'private' : 'stream',
+  };
+  if (row.stream_id !== null) out.stream_id = row.stream_id;
+  Object.assign(out, {
+    subject: row.topic,
+    topic_links: row.stream_id === null ? [] : renderTopicLinks(row.topic, input.linkifiers),
+    content: input.applyMarkdown ? row.rendered_content : row.content,
+    content_type: input.applyMarkdown ? 'text/html' : 'text/x-markdown',
+    display_recipient: row.stream_id !== null
+      ? input.streamName
+      : input.participants.map((u) => ({ id: u.id, email: apiEmail(u, input.host), full_name: u.full_name, is_mirror_dummy: false })),
+    recipient_id: row.recipient_id,
+    sender_id: row.sender_id,
+    sender_email: sender ? apiEmail(sender, input.host) : '',
+    sender_full_name: sender?.full_name ?? '',
+    sender_realm_str: input.realmStr,
+    avatar_url: sender ? avatarUrlFor(sender, canSeeDeliveryEmail(input.viewer, sender), input.clientGravatar) ?? null : null,
+    client: row.client,
+    is_me_message: row.is_me_message,
+    timestamp: Number(row.date_sent),
+    reactions: [],
+    submessages: [],
+  });
+  if (row.last_edit_timestamp !== null) {
+    out.last_edit_timestamp = Number(row.last_edit_timestamp);
+    if (input.allowEditHistory && row.edit_history) out.edit_history = row.edit_history;
+  }
+  return out;
+}
+
+export interface FetchParams {
+  anchor: number | 'newest' | 'oldest' | 'first_unread';
+  includeAnchor: boolean;
+  numBefore: number;
+  numAfter: number;
+  narrow: unknown;
+}
+
+export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
+
+/** GET /messages: the window of matching messages around the anchor. */
+export async function fetchMessages(db: Db, viewer: NarrowViewer, realm: RealmRow, params: FetchParams) {
+  const narrow = await buildNarrow(db, viewer, realmHost(realm), parseNarrow(params.narrow));
+  const where = sql.join(narrow.conditions, sql` AND `);
+  let anchor: number;
+  if (params.anchor === 'newest') anchor = LARGER_THAN_MAX_MESSAGE_ID;
+  else if (params.anchor === 'oldest') anchor = 0;
+  else if (params.anchor === 'first_unread') {
+    const first = await sql<{ id: number }>`SELECT m.id FROM messages m WHERE ${where} AND ${unreadSql(viewer)} ORDER BY m.id ASC LIMIT 1`.execute(db);
+    anchor = first.rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
+  } else anchor = params.anchor;
+
+  const columns = sql.raw(MESSAGE_COLUMNS.join(', '));
+  const before = params.numBefore === 0 || anchor === 0 ? [] : (await sql<MessageRow>`
+    SELECT ${columns} FROM messages m WHERE ${where} AND m.id < ${anchor}::int8 ORDER BY m.id DESC LIMIT ${params.numBefore}`.execute(db)).rows;
+  const afterLimit = params.numAfter + (params.includeAnchor ? 1 : 0);
+  // Nothing lies at or after the `newest` anchor.
+  const after = afterLimit === 0 || anchor === LARGER_THAN_MAX_MESSAGE_ID ? [] : (await sql<MessageRow>`
+    SELECT ${columns} FROM messages m WHERE ${where} AND ${params.includeAnchor ? sql`m.id >= ${anchor}::int8` : sql`m.id > ${anchor}::int8`}
+    ORDER BY m.id ASC LIMIT ${afterLimit}`.execute(db)).rows;
+  const foundAnchor = params.includeAnchor && after.length > 0 && after[0]!.id === anchor;
+  const greater = after.filter((r) => r.id > anchor);
+  const foundNewest = anchor === LARGER_THAN_MAX_MESSAGE_ID || greater.length < params.numAfter;
+  const foundOldest = anchor === 0 || before.length < params.numBefore;
+  const rows = [...before.reverse(), ...(foundAnchor ? [after[0]!] : []), ...greater.slice(0, params.numAfter)];
+  return { rows, anchor, foundAnchor, foundNewest, foundOldest, searchTerms: narrow.searchTerms };
+}
+
+/** Ids among `ids` that match the narrow for the viewer. */
+export async function idsMatchingNarrow(db: Db, viewer: NarrowViewer, realm: RealmRow, narrowInput: unknown, ids: number[]) {
+  const narrow = await buildNarrow(db, viewer, realmHost(realm), parseNarrow(narrowInput));
+  if (ids.length === 0) return { ids: [] as number[], searchTerms: narrow.searchTerms };
+  const where = sql.join(narrow.conditions, sql` AND `);
+  const rows = await sql<{ id: number }>`SELECT m.id FROM messages m WHERE ${where} AND m.id IN (${sql.join(ids)}) ORDER BY m.id`.execute(db);
+  return { ids: rows.rows.map((r) => r.id), searchTerms: narrow.searchTerms };
+}
+
+/** Unread message ids (up to a cap) of a user, with what unread_msgs groups them by. */
+export async function unreadMessages(db: Db, viewer: NarrowViewer, limit = 50_000) {
+  const flags = sql`COALESCE((SELECT f.flags FROM message_flags f WHERE f.user_id = ${viewer.user_id} AND f.message_id = m.id), 0)`;
+  const rows = await sql<{ id: number; stream_id: number | null; topic: string; sender_id: number; dm_key: string | null; mentioned: boolean; muted: boolean }>`
+    SELECT m.id, m.stream_id, m.topic, m.sender_id, m.dm_key,
+      ((${flags} & ${FlagBit.MENTIONED}) <> 0 OR m.stream_wildcard OR m.topic_wildcard) AS mentioned,
+      ${mutedSql(viewer.user_id)} AS muted
+    FROM messages m
+    WHERE m.realm_id = ${viewer.realm_id} AND ${receivedSql(viewer.user_id)} AND ${unreadSql(viewer)}
+    ORDER BY m.id DESC LIMIT ${limit}`.execute(db);
+  return rows.rows.reverse();
+}
+
+/** Wraps search hits in `<span class="highlight">`, only in text outside HTML tags. */
+export function highlight(html: string, terms: string[], escape = false): string {
+  const source = escape ? escapeHtml(html) : html;
+  if (terms.length === 0) return source;
+  const words = terms.map((t) => t.toLowerCase().replace(/[^\p{L}\p{N}_]/gu, '')).filter(Boolean);
+  if (words.length === 0) return source;
+  return source.replace(/(<[^>]*>)|([^<]+)/g, (_m, tag: string | undefined, text: string | undefined) => {
+    if (tag) return tag;
+    return text!.replace(/[\p{L}\p{N}_]+/gu, (word) => {
+      const lower = word.toLowerCase();
+      return words.some((w) => lower === w || (w.length >= 3 && lower.startsWith(stem(w))) || stem(lower) === stem(w))
+        ? `<span class="highlight">${word}</span>`
+        : word;
+    });
+  });
+}
+
+// A crude English stem, enough to highlight "runs" for a search for "running".
+function stem(word: string): string {
+  return word.replace(/(ing|ed|es|s)$/, '') || word;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
+}

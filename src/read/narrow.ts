@@ -1,0 +1,323 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../db/database.js';
+import { ApiError } from '../domain/errors.js';
+import { FlagBit } from '../domain/messages/flags.js';
+import { Role } from '../domain/roles.js';
+import { canReadMessage, canReadStreamContent, isSubscribed, streamHistoryIsProtected, type StreamRow, type Viewer } from '../visibility.js';
+import { getUserByEmail } from './users.js';
+
+export interface NarrowTerm {
+  operator: string;
+  operand: unknown;
+  negated: boolean;
+}
+
+export const badNarrow = (msg: string) => new ApiError('BAD_NARROW', 400, msg);
+const badOperator = (what: string) => badNarrow(`Invalid narrow operator: ${what}`);
+
+const ALIASES: Record<string, string> = {
+  stream: 'channel',
+  streams: 'channels',
+  subject: 'topic',
+  'pm-with': 'dm',
+  'dm-with': 'dm-including',
+};
+const OPERATORS = new Set(['channel', 'channels', 'topic', 'sender', 'dm', 'dm-including', 'group-pm-with', 'is', 'has', 'search', 'id', 'near', 'with', 'in']);
+
+/** Accepts `{operator, operand, negated?}` objects and `[operator, operand]` pairs; anything else is BAD_NARROW. */
+export function parseNarrow(raw: unknown): NarrowTerm[] {
+  if (raw === undefined || raw === null || raw === '') return [];
+  if (!Array.isArray(raw)) throw badNarrow('Invalid narrow');
+  return raw.map((term) => {
+    let operator: unknown;
+    let operand: unknown;
+    let negated = false;
+    if (Array.isArray(term)) {
+      if (term.length !== 2) throw badNarrow('Invalid narrow');
+      [operator, operand] = term;
+    } else if (term && typeof term === 'object') {
+      const t = term as Record<string, unknown>;
+      operator = t.operator;
+      operand = t.operand;
+      if (t.negated !== undefined && typeof t.negated !== 'boolean') throw badNarrow('Invalid narrow');
+      negated = t.negated === true;
+    } else throw badNarrow('Invalid narrow');
+    if (typeof operator !== 'string') throw badNarrow('Invalid narrow');
+    if (typeof operand !== 'string' && typeof operand !== 'number' && !(Array.isArray(operand) && operand.every((x) => Number.isInteger(x)))) {
+      throw badNarrow('Invalid narrow');
+    }
+    const op = ALIASES[operator] ?? operator;
+    if (!OPERATORS.has(op)) throw badOperator(`unknown operator ${operator}`);
+    return { operator: op, operand, negated };
+  });
+}
+
+export interface NarrowQuery {
+  /** SQL conditions over `m` (messages), all of which must hold. */
+  conditions: RawBuilder<unknown>[];
+  /** Words to highlight for `search` terms. */
+  searchTerms: string[];
+  /** The one channel a positive channel term names, if any. */
+  stream: StreamRow | undefined;
+}
+
+export interface NarrowViewer extends Viewer {
+  /** read watermark of the viewer (message_read_state) */
+  readThrough: number;
+}
+
+/** The viewer received the message (subscription span, DM participant, or sender). */
+export function receivedSql(userId: number): RawBuilder<unknown> {
+  return sql`(m.sender_id = ${userId}
+    OR (m.dm_key IS NOT NULL AND EXISTS (SELECT 1 FROM message_dm_recipients d WHERE d.user_id = ${userId} AND d.message_id = m.id))
+    OR (m.stream_id IS NOT NULL AND EXISTS (SELECT 1 FROM message_reception_spans s WHERE s.user_id = ${userId}
+        AND s.stream_id = m.stream_id AND s.from_id <= m.id AND (s.to_id IS NULL OR s.to_id >= m.id))))`;
+}
+
+const flagsSql = (userId: number) => sql`COALESCE((SELECT f.flags FROM message_flags f WHERE f.user_id = ${userId} AND f.message_id = m.id), 0)`;
+
+export function unreadSql(viewer: NarrowViewer): RawBuilder<unknown> {
+  const flags = flagsSql(viewer.user_id);
+  return sql`(${receivedSql(viewer.user_id)} AND (${flags} & ${FlagBit.UNREAD} <> 0 OR (${flags} & ${FlagBit.READ} = 0 AND m.id > ${viewer.readThrough})))`;
+}
+
+/** Topic visibility policy of the viewer for the message's conversation (0 when none). */
+const policySql = (userId: number) =>
+  sql`COALESCE((SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = ${userId} AND ut.stream_id = m.stream_id AND lower(ut.topic) = lower(m.topic)), 0)`;
+
+/** In a muted topic, or a muted channel without an unmuted or followed topic policy. */
+export function mutedSql(userId: number): RawBuilder<unknown> {
+  const policy = policySql(userId);
+  return sql`(m.stream_id IS NOT NULL AND (${policy} = 1 OR (${policy} NOT IN (2, 3) AND EXISTS (
+    SELECT 1 FROM subscriptions sub WHERE sub.user_id = ${userId} AND sub.stream_id = m.stream_id AND sub.active AND sub.is_muted))))`;
+}
+
+async function findStream(db: Db, viewer: Viewer, operand: unknown): Promise<StreamRow | undefined> {
+  const q = db.selectFrom('streams').selectAll().where('realm_id', '=', viewer.realm_id);
+  if (typeof operand === 'number' || (typeof operand === 'string' && /^\d+$/.test(operand))) {
+    const byId = await q.where('id', '=', Number(operand)).executeTakeFirst();
+    if (byId || typeof operand === 'number') return byId;
+  }
+  if (typeof operand !== 'string') return undefined;
+  return q.where(sql`lower(name)`, '=', operand.toLowerCase()).orderBy('deactivated').executeTakeFirst();
+}
+
+async function findUserId(db: Db, viewer: Viewer, realmHost: string, operand: unknown): Promise<number | undefined> {
+  if (typeof operand === 'number' || (typeof operand === 'string' && /^\d+$/.test(operand))) {
+    const user = await db.selectFrom('users').select(['id', 'realm_id']).where('id', '=', Number(operand)).executeTakeFirst();
+    return user && user.realm_id === viewer.realm_id ? user.id : undefined;
+  }
+  if (typeof operand !== 'string') return undefined;
+  return (await getUserByEmail(db, viewer.realm_id, operand.trim(), realmHost))?.id;
+}
+
+async function userIdList(db: Db, viewer: Viewer, realmHost: string, operand: unknown): Promise<number[]> {
+  const items = Array.isArray(operand) ? operand : typeof operand === 'number' ? [operand] : String(operand).split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) throw badOperator('invalid user list');
+  const ids: number[] = [];
+  for (const item of items) {
+    const id = await findUserId(db, viewer, realmHost, item);
+    if (id === undefined) throw badOperator(`unknown user ${item}`);
+    ids.push(id);
+  }
+  return ids;
+}
+
+const dmKey = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b).join(',');
+
+/**
+ * Turns a parsed narrow into SQL conditions for `viewer`, including who may see what: a channel
+ * term reads that channel (its history rules applied), no channel term reads the viewer's own
+ * message history.
+ */
+export async function buildNarrow(db: Db, viewer: NarrowViewer, realmHost: string, input: NarrowTerm[]): Promise<NarrowQuery> {
+  let terms = input;
+  // `with`: the conversation of that message replaces channel/topic/dm terms, if it is visible.
+  const withTerm = terms.find((t) => t.operator === 'with');
+  if (withTerm) {
+    const id = Number(withTerm.operand);
+    if (!Number.isInteger(id)) throw badOperator(`invalid operand ${String(withTerm.operand)}`);
+    const target = await db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+    const visible = target ? await messageVisibleTo(db, viewer, target) : false;
+    terms = terms.filter((t) => t.operator !== 'with');
+    if (target && visible) {
+      terms = terms.filter((t) => !['channel', 'topic', 'dm', 'dm-including', 'group-pm-with'].includes(t.operator) || t.negated);
+      if (target.stream_id !== null) {
+        terms.push({ operator: 'channel', operand: target.stream_id, negated: false });
+        terms.push({ operator: 'topic', operand: target.topic, negated: false });
+      } else {
+        const ids = (target.dm_key ?? '').split(',').map(Number).filter((x) => x !== viewer.user_id);
+        terms.push({ operator: 'dm', operand: ids.length > 0 ? ids : [viewer.user_id], negated: false });
+      }
+    }
+  }
+
+  const conditions: RawBuilder<unknown>[] = [sql`m.realm_id = ${viewer.realm_id}`];
+  const searchTerms: string[] = [];
+  let stream: StreamRow | undefined;
+  let scope: 'history' | 'channel' | 'channels' = 'history';
+  let channelsScope: RawBuilder<unknown> | undefined;
+  const positiveChannel = terms.some((t) => t.operator === 'channel' && !t.negated);
+  const positiveDm = terms.some((t) => ['dm', 'dm-including', 'group-pm-with'].includes(t.operator) && !t.negated)
+    || terms.some((t) => t.operator === 'is' && !t.negated && (t.operand === 'dm' || t.operand === 'private'));
+  if (positiveChannel && positiveDm) throw badNarrow('No message can be both a channel message and direct message');
+
+  for (const term of terms) {
+    let cond: RawBuilder<unknown>;
+    const operand = term.operand;
+    switch (term.operator) {
+      case 'channel': {
+        const found = await findStream(db, viewer, operand);
+        if (!found) throw badOperator(`unknown channel ${String(operand)}`);
+        const subscribed = await isSubscribed(db, viewer.user_id, found.id);
+        if (!term.negated) {
+          stream = found;
+          scope = 'channel';
+          // Without full access to the channel's history, only what the viewer received.
+          if (!canReadStreamContent(viewer, found, subscribed) || streamHistoryIsProtected(found)) conditions.push(receivedSql(viewer.user_id));
+        }
+        cond = sql`m.stream_id = ${found.id}`;
+        break;
+      }
+      case 'channels': {
+        if (operand !== 'public' && operand !== 'web-public') throw badOperator(`invalid channels operand ${String(operand)}`);
+        const column = operand === 'public' ? sql`NOT st.invite_only` : sql`st.is_web_public`;
+        cond = sql`m.stream_id IN (SELECT st.id FROM streams st WHERE st.realm_id = ${viewer.realm_id} AND ${column})`;
+        if (!term.negated) {
+          scope = 'channels';
+          // Guests read only web-public channels they are not subscribed to.
+          channelsScope = viewer.role === Role.GUEST
+            ? sql`m.stream_id IN (SELECT st.id FROM streams st WHERE st.realm_id = ${viewer.realm_id} AND st.is_web_public)`
+            : undefined;
+        }
+        break;
+      }
+      case 'topic':
+        if (typeof operand !== 'string') throw badOperator('invalid topic');
+        cond = sql`lower(m.topic) = ${operand.toLowerCase()}`;
+        break;
+      case 'sender': {
+        const id = await findUserId(db, viewer, realmHost, operand);
+        if (id === undefined) throw badOperator(`unknown user ${String(operand)}`);
+        cond = sql`m.sender_id = ${id}`;
+        break;
+      }
+      case 'dm': {
+        const ids = await userIdList(db, viewer, realmHost, operand);
+        cond = sql`m.dm_key = ${dmKey([...ids, viewer.user_id])}`;
+        break;
+      }
+      case 'dm-including': {
+        const id = await findUserId(db, viewer, realmHost, operand);
+        if (id === undefined) throw badOperator(`unknown user ${String(operand)}`);
+        cond = sql`(m.dm_key IS NOT NULL AND EXISTS (SELECT 1 FROM message_dm_recipients d2 WHERE d2.user_id = ${id} AND d2.message_id = m.id))`;
+        break;
+      }
+      case 'group-pm-with': {
+        const id = await findUserId(db, viewer, realmHost, operand);
+        if (id === undefined) throw badOperator(`unknown user ${String(operand)}`);
+        cond = sql`(m.dm_key LIKE '%,%,%' AND EXISTS (SELECT 1 FROM message_dm_recipients d2 WHERE d2.user_id = ${id} AND d2.message_id = m.id))`;
+        break;
+      }
+      case 'is': {
+        const flags = flagsSql(viewer.user_id);
+        switch (operand) {
+          case 'dm':
+          case 'private':
+            cond = sql`m.stream_id IS NULL`;
+            break;
+          case 'starred':
+            cond = sql`(${flags} & ${FlagBit.STARRED} <> 0)`;
+            break;
+          case 'mentioned':
+            cond = sql`((${flags} & ${FlagBit.MENTIONED} <> 0) OR ((m.stream_wildcard OR m.topic_wildcard) AND ${receivedSql(viewer.user_id)}))`;
+            break;
+          case 'alerted':
+            cond = sql`(${flags} & ${FlagBit.HAS_ALERT_WORD} <> 0)`;
+            break;
+          case 'unread':
+            cond = unreadSql(viewer);
+            break;
+          case 'resolved':
+            cond = sql`m.topic LIKE '✔ %'`;
+            break;
+          case 'followed':
+            cond = sql`(m.stream_id IS NOT NULL AND ${policySql(viewer.user_id)} = 3)`;
+            break;
+          case 'muted':
+            cond = mutedSql(viewer.user_id);
+            break;
+          default:
+            throw badOperator(`unknown 'is' operand ${String(operand)}`);
+        }
+        break;
+      }
+      case 'in':
+        if (operand === 'all') continue;
+        if (operand !== 'home') throw badOperator(`unknown 'in' operand ${String(operand)}`);
+        cond = sql`NOT ${mutedSql(viewer.user_id)}`;
+        break;
+      case 'has':
+        switch (operand) {
+          case 'link': cond = sql`m.has_link`; break;
+          case 'image': cond = sql`m.has_image`; break;
+          case 'attachment': cond = sql`m.has_attachment`; break;
+          case 'reaction': cond = sql`EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)`; break;
+          default: throw badOperator(`unknown 'has' operand ${String(operand)}`);
+        }
+        break;
+      case 'search': {
+        if (typeof operand !== 'string') throw badOperator('invalid search');
+        const text = operand.trim();
+        if (!text) continue;
+        if (!term.negated) searchTerms.push(...text.replace(/"/g, ' ').split(/\s+/).filter(Boolean));
+        cond = sql`m.search_tsv @@ websearch_to_tsquery('english', ${text})`;
+        break;
+      }
+      case 'id': {
+        const id = Number(operand);
+        if (!Number.isInteger(id) || (typeof operand === 'string' && !/^\d+$/.test(operand))) throw badOperator(`invalid message ID ${String(operand)}`);
+        cond = sql`m.id = ${id}`;
+        break;
+      }
+      case 'near':
+        continue;
+      default:
+        throw badOperator(`unknown operator ${term.operator}`);
+    }
+    conditions.push(term.negated ? sql`NOT ${cond}` : cond);
+  }
+
+  if (scope === 'history') conditions.push(receivedSql(viewer.user_id));
+  else if (scope === 'channels' && channelsScope) conditions.push(channelsScope);
+  return { conditions, searchTerms, stream };
+}
+
+/** One message's visibility for a viewer, with the lookups it needs. */
+export async function messageVisibleTo(
+  db: Db,
+  viewer: Viewer,
+  message: { id: number; realm_id: number; stream_id: number | null; sender_id: number; dm_key: string | null },
+): Promise<boolean> {
+  if (message.realm_id !== viewer.realm_id) return false;
+  const participants = message.dm_key ? message.dm_key.split(',').map(Number) : [];
+  let stream: StreamRow | undefined;
+  let subscribed = false;
+  let received = message.sender_id === viewer.user_id;
+  if (message.stream_id !== null) {
+    stream = await db.selectFrom('streams').selectAll().where('id', '=', message.stream_id).executeTakeFirst();
+    subscribed = await isSubscribed(db, viewer.user_id, message.stream_id);
+    if (!received) {
+      const span = await db
+        .selectFrom('message_reception_spans')
+        .select('user_id')
+        .where('user_id', '=', viewer.user_id)
+        .where('stream_id', '=', message.stream_id)
+        .where('from_id', '<=', message.id)
+        .where((eb) => eb.or([eb('to_id', 'is', null), eb('to_id', '>=', message.id)]))
+        .executeTakeFirst();
+      received = span !== undefined;
+    }
+  }
+  return canReadMessage(viewer, message, { stream, subscribed, received, dmParticipant: participants.includes(viewer.user_id) });
+}

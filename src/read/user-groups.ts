@@ -1,0 +1,104 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { GroupState } from '../domain/user-groups/decider.js';
+
+export interface UserGroupApi {
+  id: number;
+  name: string;
+  description: string;
+  members: number[];
+  direct_subgroup_ids: number[];
+  is_system_group: boolean;
+  creator_id: number | null;
+  date_created: number | null;
+  deactivated: boolean;
+  can_mention_group: number;
+}
+
+export type LoadedGroup = GroupState & {
+  members: number[];
+  direct_subgroup_ids: number[];
+  description: string;
+  creator_id: number | null;
+  date_created: number | null;
+  deactivated: boolean;
+};
+
+/** Every group of the realm with its direct members and subgroups, by id. */
+export async function loadGroups(db: Db, realmId: number): Promise<LoadedGroup[]> {
+  const groups = await db.selectFrom('user_groups').selectAll().where('realm_id', '=', realmId).orderBy('id').execute();
+  if (groups.length === 0) return [];
+  const ids = groups.map((g) => g.id);
+  const members = await db.selectFrom('user_group_members').selectAll().where('group_id', 'in', ids).orderBy('user_id').execute();
+  const subgroups = await db.selectFrom('user_group_subgroups').selectAll().where('group_id', 'in', ids).orderBy('subgroup_id').execute();
+  return groups.map((g) => ({
+    id: g.id,
+    name: g.name,
+    description: g.description,
+    is_system_group: g.is_system_group,
+    creator_id: g.creator_id,
+    date_created: g.date_created === null ? null : Number(g.date_created),
+    deactivated: g.deactivated,
+    members: members.filter((m) => m.group_id === g.id).map((m) => m.user_id),
+    direct_subgroup_ids: subgroups.filter((s) => s.group_id === g.id).map((s) => s.subgroup_id),
+  }));
+}
+
+/** The group-mention setting: system groups may not be mentioned, others by everyone. */
+export function canMentionGroupId(isSystemGroup: boolean, systemIds: { nobody?: number; everyone?: number }, fallback: number): number {
+  return (isSystemGroup ? systemIds.nobody : systemIds.everyone) ?? fallback;
+}
+
+export async function systemGroupIds(db: Db, realmId: number): Promise<{ nobody?: number; everyone?: number }> {
+  const rows = await db
+    .selectFrom('user_groups')
+    .select(['id', 'name'])
+    .where('realm_id', '=', realmId)
+    .where('is_system_group', '=', true)
+    .where('name', 'in', ['role:nobody', 'role:everyone'])
+    .execute();
+  return { nobody: rows.find((r) => r.name === 'role:nobody')?.id, everyone: rows.find((r) => r.name === 'role:everyone')?.id };
+}
+
+/** The client form of every group (GET /user_groups and /register's realm_user_groups). */
+export async function listUserGroups(db: Db, realmId: number): Promise<UserGroupApi[]> {
+  const groups = await loadGroups(db, realmId);
+  const system = {
+    nobody: groups.find((g) => g.is_system_group && g.name === 'role:nobody')?.id,
+    everyone: groups.find((g) => g.is_system_group && g.name === 'role:everyone')?.id,
+  };
+  return groups.map((g) => ({
+    id: g.id,
+    name: g.name,
+    description: g.description,
+    members: g.members,
+    direct_subgroup_ids: g.direct_subgroup_ids,
+    is_system_group: g.is_system_group,
+    creator_id: g.creator_id,
+    date_created: g.date_created,
+    deactivated: g.deactivated,
+    can_mention_group: canMentionGroupId(g.is_system_group, system, g.id),
+  }));
+}
+
+/** Users in the group directly or through any depth of subgroups. */
+export async function recursiveMembers(db: Db, groupId: number): Promise<number[]> {
+  const { rows } = await sql<{ user_id: number }>`
+    WITH RECURSIVE g(id) AS (
+      SELECT ${groupId}::int
+      UNION SELECT s.subgroup_id FROM user_group_subgroups s JOIN g ON s.group_id = g.id
+    )
+    SELECT DISTINCT m.user_id FROM user_group_members m JOIN g ON m.group_id = g.id ORDER BY m.user_id`.execute(db);
+  return rows.map((r) => Number(r.user_id));
+}
+
+/** Subgroups at any depth (excluding the group itself). */
+export async function recursiveSubgroups(db: Db, groupId: number): Promise<number[]> {
+  const { rows } = await sql<{ id: number }>`
+    WITH RECURSIVE g(id) AS (
+      SELECT s.subgroup_id FROM user_group_subgroups s WHERE s.group_id = ${groupId}::int
+      UNION SELECT s.subgroup_id FROM user_group_subgroups s JOIN g ON s.group_id = g.id
+    )
+    SELECT id FROM g ORDER BY id`.execute(db);
+  return rows.map((r) => Number(r.id));
+}

@@ -1,0 +1,439 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import { errors } from '../domain/errors.js';
+import { Role, isAdminRole } from '../domain/roles.js';
+import {
+  checkRemoveSubscribersGroup,
+  checkStreamName,
+  decideArchiveStream,
+  decideCreateStream,
+  decideSubscriptionProperty,
+  decideUpdateStream,
+  hasPolicy,
+  normalizeDescription,
+  parseRetentionDays,
+  pickColor,
+  type ChannelActor,
+  type ChannelRealmSettings,
+  type GroupRef,
+  type StreamChanges,
+  type StreamState,
+} from '../domain/channels/decider.js';
+import type { ChannelEvent, StreamNameReserved } from '../domain/channels/events.js';
+import type { StreamAppend } from '../eventstore/types.js';
+import { emptyRenderContext, renderMarkdown } from '../markdown/index.js';
+import { getActiveStreamByName, getStreamById, getSubscription, subscriptionsOfUser } from '../read/channels.js';
+import { apiEmail, getUserByEmail, getUserById, type UserRow } from '../read/users.js';
+import { realmHost, type RealmRow } from '../read/realm.js';
+import { canJoinStream, type StreamRow } from '../visibility.js';
+import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
+
+export const channelStream = (streamId: number) => `channel-${streamId}`;
+export const subscriptionStream = (streamId: number, userId: number) => `subscription-${streamId}-${userId}`;
+const nameStream = (realmId: number, name: string) => `channel-name-${realmId}-${name.toLowerCase()}`;
+
+export function actorOf(user: UserRow, realm: RealmRow, now: Date): ChannelActor {
+  const waitingDays = Number(realm.properties.waiting_period_threshold ?? 0);
+  const joined = Date.parse(user.date_joined);
+  const ageDays = Number.isNaN(joined) ? Infinity : (now.getTime() - joined) / 86_400_000;
+  return { user_id: user.id, role: user.role, is_full_member: user.role <= Role.MEMBER && ageDays >= waitingDays };
+}
+
+export function realmSettingsOf(realm: RealmRow, webPublicServerSetting: boolean): ChannelRealmSettings {
+  const p = realm.properties;
+  return {
+    create_public_stream_policy: Number(p.create_public_stream_policy ?? 1),
+    create_private_stream_policy: Number(p.create_private_stream_policy ?? 1),
+    create_web_public_stream_policy: Number(p.create_web_public_stream_policy ?? 7),
+    invite_to_stream_policy: Number(p.invite_to_stream_policy ?? 1),
+    web_public_streams_enabled: webPublicServerSetting && p.enable_spectator_access === true,
+  };
+}
+
+export function toStreamState(row: StreamRow): StreamState {
+  return {
+    stream_id: row.id,
+    name: row.name,
+    description: row.description,
+    rendered_description: row.rendered_description,
+    invite_only: row.invite_only,
+    is_web_public: row.is_web_public,
+    history_public_to_subscribers: row.history_public_to_subscribers,
+    stream_post_policy: row.stream_post_policy,
+    message_retention_days: row.message_retention_days,
+    can_remove_subscribers_group: row.can_remove_subscribers_group,
+    is_default: row.is_default,
+    deactivated: row.deactivated,
+  };
+}
+
+export function renderDescription(description: string, realm: RealmRow): string {
+  return description === '' ? '' : renderMarkdown(description, emptyRenderContext(realm.url)).html;
+}
+
+async function findGroup(db: Db, realmId: number, groupId: number): Promise<GroupRef | undefined> {
+  return db
+    .selectFrom('user_groups')
+    .select(['id', 'name', 'is_system_group'])
+    .where('id', '=', groupId)
+    .where('realm_id', '=', realmId)
+    .executeTakeFirst();
+}
+
+async function defaultRemoveSubscribersGroup(db: Db, realmId: number): Promise<number> {
+  const group = await db
+    .selectFrom('user_groups')
+    .select('id')
+    .where('realm_id', '=', realmId)
+    .where('is_system_group', '=', true)
+    .where('name', '=', 'role:administrators')
+    .executeTakeFirst();
+  return group?.id ?? 0;
+}
+
+/** An append that claims a channel name; conflicting claims retry and then see the name taken. */
+async function nameClaim(db: Db, realmId: number, name: string, streamId: number): Promise<StreamAppend> {
+  const streamName = nameStream(realmId, name);
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.max('stream_version').as('v'))
+    .where('stream_id', '=', streamName)
+    .executeTakeFirst();
+  const version = Number(row?.v ?? 0);
+  const event: StreamNameReserved = { type: 'StreamNameReserved', data: { realm_id: realmId, name, stream_id: streamId } };
+  return { streamId: streamName, expectedVersion: version === 0 ? -1 : version, events: [event] };
+}
+
+/** `principals`: user ids or API email addresses; unknown or deactivated users are "No such user". */
+async function resolvePrincipals(db: Db, realm: RealmRow, principals: Array<number | string>): Promise<UserRow[]> {
+  const users = new Map<number, UserRow>();
+  for (const principal of principals) {
+    const user = typeof principal === 'number'
+      ? await getUserById(db, principal)
+      : await getUserByEmail(db, realm.id, principal, realmHost(realm));
+    if (!user || user.realm_id !== realm.id || !user.is_active) throw errors.noSuchUser();
+    users.set(user.id, user);
+  }
+  return [...users.values()];
+}
+
+export interface SubscribeInput {
+  subscriptions: Array<{ name: string; description?: string }>;
+  principals?: Array<number | string>;
+  authorization_errors_fatal?: boolean;
+  invite_only?: boolean;
+  is_web_public?: boolean;
+  is_default_stream?: boolean;
+  history_public_to_subscribers?: boolean;
+  stream_post_policy?: number;
+  message_retention_days?: string | number;
+  can_remove_subscribers_group?: number;
+}
+
+export interface SubscribeResult {
+  subscribed: Record<string, string[]>;
+  already_subscribed: Record<string, string[]>;
+  unauthorized?: string[];
+}
+
+/** POST /users/me/subscriptions: creates missing channels, then subscribes the principals. */
+export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, input: SubscribeInput): Promise<SubscribeResult> {
+  const actor = actorOf(user, realm, meta.now);
+  const settings = realmSettingsOf(realm, ctx.config.webPublicStreamsEnabled ?? false);
+  const viewer = { user_id: user.id, role: user.role, realm_id: realm.id };
+  const wanted = input.subscriptions.map((s) => ({ name: checkStreamName(s.name), description: normalizeDescription(s.description ?? '') }));
+  const retention = input.message_retention_days === undefined ? undefined : parseRetentionDays(input.message_retention_days);
+  if (input.is_default_stream && !isAdminRole(user.role)) throw errors.mustBeAdmin();
+  const removeGroup = input.can_remove_subscribers_group === undefined
+    ? await defaultRemoveSubscribersGroup(ctx.db, realm.id)
+    : checkRemoveSubscribersGroup(await findGroup(ctx.db, realm.id, input.can_remove_subscribers_group));
+  const principals = input.principals ?? [];
+  const targets = principals.length > 0 ? await resolvePrincipals(ctx.db, realm, principals) : [user];
+  const others = targets.some((t) => t.id !== user.id);
+  if (others && !hasPolicy(settings.invite_to_stream_policy, actor)) throw errors.badRequest('Insufficient permission');
+  const newIds = new Map<string, number>();
+
+  const { result } = await ctx.commands.run(metadataOf(meta), async () => {
+    const appends: StreamAppend[] = [];
+    const streams: Array<{ row: StreamRow | null; id: number; name: string }> = [];
+    const unauthorized: string[] = [];
+    const seen = new Set<string>();
+    for (const w of wanted) {
+      const key = w.name.toLowerCase();
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const existing = await getActiveStreamByName(ctx.db, realm.id, w.name);
+      if (existing) {
+        const sub = await getSubscription(ctx.db, user.id, existing.id);
+        if (!canJoinStream(viewer, existing, sub?.active === true)) {
+          if (input.authorization_errors_fatal ?? true) throw errors.badRequest(`Unable to access channel (${existing.name}).`);
+          unauthorized.push(existing.name);
+          continue;
+        }
+        streams.push({ row: existing, id: existing.id, name: existing.name });
+        continue;
+      }
+      let streamId = newIds.get(key);
+      if (streamId === undefined) {
+        streamId = await ctx.commands.nextId('stream_id_seq');
+        newIds.set(key, streamId);
+      }
+      const created = decideCreateStream({
+        type: 'CreateStream',
+        actor,
+        realm: settings,
+        stream_id: streamId,
+        realm_id: realm.id,
+        now: Math.floor(meta.now.getTime() / 1000),
+        name: w.name,
+        description: w.description,
+        rendered_description: renderDescription(w.description, realm),
+        invite_only: input.invite_only ?? false,
+        is_web_public: input.is_web_public ?? false,
+        history_public_to_subscribers: input.history_public_to_subscribers,
+        stream_post_policy: input.stream_post_policy ?? 1,
+        message_retention_days: retention,
+        can_remove_subscribers_group: removeGroup,
+        is_default: input.is_default_stream ?? false,
+      });
+      appends.push(await nameClaim(ctx.db, realm.id, w.name, streamId));
+      appends.push({ streamId: channelStream(streamId), expectedVersion: -1, events: [created] });
+      streams.push({ row: null, id: streamId, name: w.name });
+    }
+    const subscribed: Record<string, string[]> = {};
+    const already: Record<string, string[]> = {};
+    const host = realmHost(realm);
+    for (const target of targets) {
+      const existingSubs = await subscriptionsOfUser(ctx.db, target.id);
+      const used = new Set(existingSubs.filter((s) => s.active).map((s) => s.color));
+      const email = apiEmail(target, host);
+      for (const stream of streams) {
+        const sub = existingSubs.find((s) => s.stream_id === stream.id);
+        if (sub?.active) {
+          (already[email] ??= []).push(stream.name);
+          continue;
+        }
+        const color = sub?.color ?? pickColor(used, existingSubs.length + used.size);
+        used.add(color);
+        appends.push({
+          streamId: subscriptionStream(stream.id, target.id),
+          expectedVersion: sub ? sub.version : -1,
+          events: [{ type: 'UserSubscribed', data: { stream_id: stream.id, user_id: target.id, color } }],
+        });
+        (subscribed[email] ??= []).push(stream.name);
+      }
+    }
+    const out: SubscribeResult = { subscribed, already_subscribed: already };
+    if (input.authorization_errors_fatal === false) out.unauthorized = unauthorized;
+    return { appends, result: out };
+  });
+  return result;
+}
+
+/** DELETE /users/me/subscriptions. */
+export async function unsubscribe(
+  ctx: ServiceContext,
+  meta: RequestMeta,
+  user: UserRow,
+  realm: RealmRow,
+  names: string[],
+  principals: Array<number | string> | undefined,
+): Promise<{ removed: string[]; not_removed: string[] }> {
+  const viewer = { user_id: user.id, role: user.role, realm_id: realm.id };
+  const targets = principals && principals.length > 0 ? await resolvePrincipals(ctx.db, realm, principals) : [user];
+  // Removing one's own bots is allowed like removing oneself.
+  const others = targets.some((t) => t.id !== user.id && !(t.is_bot && t.bot_owner_id === user.id));
+  const { result } = await ctx.commands.run(metadataOf(meta), async () => {
+    const streams: StreamRow[] = [];
+    for (const raw of names) {
+      const name = raw.trim();
+      const stream = await getActiveStreamByName(ctx.db, realm.id, name);
+      const sub = stream ? await getSubscription(ctx.db, user.id, stream.id) : undefined;
+      // A private channel the caller cannot see does not exist for them.
+      const visible = stream && (canJoinStream(viewer, stream, sub?.active === true) || isAdminRole(user.role));
+      if (!stream || !visible) throw errors.streamDoesNotExist(name);
+      if (others && !isAdminRole(user.role) && !(await mayRemoveSubscribers(ctx.db, user, stream, sub?.active === true))) {
+        throw errors.mustBeAdmin();
+      }
+      if (!streams.some((s) => s.id === stream.id)) streams.push(stream);
+    }
+    const appends: StreamAppend[] = [];
+    const removed: string[] = [];
+    const notRemoved: string[] = [];
+    for (const target of targets) {
+      for (const stream of streams) {
+        const sub = await getSubscription(ctx.db, target.id, stream.id);
+        if (!sub?.active) {
+          notRemoved.push(stream.name);
+          continue;
+        }
+        appends.push({
+          streamId: subscriptionStream(stream.id, target.id),
+          expectedVersion: sub.version,
+          events: [{ type: 'UserUnsubscribed', data: { stream_id: stream.id, user_id: target.id } }],
+        });
+        removed.push(stream.name);
+      }
+    }
+    return { appends, result: { removed, not_removed: notRemoved } };
+  });
+  return result;
+}
+
+/** Members of the channel's can_remove_subscribers_group (through subgroups) who can access the channel. */
+async function mayRemoveSubscribers(db: Db, user: UserRow, stream: StreamRow, subscribed: boolean): Promise<boolean> {
+  if (stream.invite_only && !subscribed) return false;
+  const { rows } = await sql<{ ok: boolean }>`
+    WITH RECURSIVE g(id) AS (
+      SELECT ${stream.can_remove_subscribers_group}::int
+      UNION SELECT s.subgroup_id FROM user_group_subgroups s JOIN g ON s.group_id = g.id
+    )
+    SELECT EXISTS (SELECT 1 FROM user_group_members m JOIN g ON m.group_id = g.id WHERE m.user_id = ${user.id}) AS ok`.execute(db);
+  return rows[0]?.ok === true;
+}
+
+export interface UpdateStreamInput {
+  description?: string;
+  new_name?: string;
+  is_private?: boolean;
+  is_web_public?: boolean;
+  history_public_to_subscribers?: boolean;
+  is_default_stream?: boolean;
+  stream_post_policy?: number;
+  is_announcement_only?: boolean;
+  message_retention_days?: string | number;
+  can_remove_subscribers_group?: number;
+}
+
+async function requireStream(db: Db, realmId: number, streamId: number): Promise<StreamRow> {
+  const row = await getStreamById(db, streamId);
+  if (!row || row.realm_id !== realmId || row.deactivated) throw errors.invalidChannelId();
+  return row;
+}
+
+/** PATCH /streams/{stream_id}. */
+export async function updateStream(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, streamId: number, input: UpdateStreamInput): Promise<void> {
+  const actor = actorOf(user, realm, meta.now);
+  const settings = realmSettingsOf(realm, ctx.config.webPublicStreamsEnabled ?? false);
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const row = await requireStream(ctx.db, realm.id, streamId);
+    const subscribed = (await getSubscription(ctx.db, user.id, streamId))?.active === true;
+    const changes: StreamChanges = {
+      is_private: input.is_private,
+      is_web_public: input.is_web_public,
+      history_public_to_subscribers: input.history_public_to_subscribers,
+      is_default_stream: input.is_default_stream,
+      stream_post_policy: input.stream_post_policy,
+      is_announcement_only: input.is_announcement_only,
+    };
+    if (input.description !== undefined) {
+      changes.description = normalizeDescription(input.description);
+      changes.rendered_description = renderDescription(changes.description, realm);
+    }
+    if (input.new_name !== undefined) changes.new_name = input.new_name;
+    if (input.message_retention_days !== undefined) changes.message_retention_days = parseRetentionDays(input.message_retention_days);
+    if (input.can_remove_subscribers_group !== undefined) {
+      changes.can_remove_subscribers_group = checkRemoveSubscribersGroup(await findGroup(ctx.db, realm.id, input.can_remove_subscribers_group));
+    }
+    const newName = input.new_name?.trim();
+    const taken = newName ? await getActiveStreamByName(ctx.db, realm.id, newName) : undefined;
+    const events = decideUpdateStream(
+      { type: 'UpdateStream', actor, actor_subscribed: subscribed, realm: settings, new_name_taken: !!taken && taken.id !== streamId, changes },
+      toStreamState(row),
+    );
+    const appends: StreamAppend[] = [{ streamId: channelStream(streamId), expectedVersion: row.version, events }];
+    const rename = events.find((e) => e.type === 'StreamPropertyChanged' && e.data.property === 'name');
+    if (rename && rename.type === 'StreamPropertyChanged') appends.push(await nameClaim(ctx.db, realm.id, String(rename.data.value), streamId));
+    return { appends, result: undefined };
+  });
+}
+
+/** DELETE /streams/{stream_id}: archives the channel. */
+export async function archiveStream(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, streamId: number): Promise<void> {
+  const actor = actorOf(user, realm, meta.now);
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const row = await requireStream(ctx.db, realm.id, streamId);
+    const subscribed = (await getSubscription(ctx.db, user.id, streamId))?.active === true;
+    const events = decideArchiveStream(actor, toStreamState(row), subscribed);
+    return { appends: [{ streamId: channelStream(streamId), expectedVersion: row.version, events }], result: undefined };
+  });
+}
+
+/** POST /users/me/subscriptions/properties: each change needs an active subscription. */
+export async function setSubscriptionProperties(
+  ctx: ServiceContext,
+  meta: RequestMeta,
+  user: UserRow,
+  realm: RealmRow,
+  changes: Array<{ stream_id: number; property: string; value: unknown }>,
+): Promise<void> {
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const byStream = new Map<string, { expectedVersion: number; events: ChannelEvent[] }>();
+    for (const change of changes) {
+      const stream = await getStreamById(ctx.db, change.stream_id);
+      const sub = stream && stream.realm_id === realm.id && !stream.deactivated ? await getSubscription(ctx.db, user.id, change.stream_id) : undefined;
+      if (!stream || stream.realm_id !== realm.id || stream.deactivated) throw errors.invalidChannelId();
+      if (!sub?.active) throw errors.badRequest(`Not subscribed to channel ID ${change.stream_id}`);
+      const event = decideSubscriptionProperty(change.stream_id, user.id, change.property, change.value);
+      const key = subscriptionStream(change.stream_id, user.id);
+      const entry = byStream.get(key) ?? { expectedVersion: sub.version, events: [] };
+      entry.events.push(event);
+      byStream.set(key, entry);
+    }
+    const appends = [...byStream].map(([streamId, e]) => ({ streamId, expectedVersion: e.expectedVersion, events: e.events }));
+    return { appends, result: undefined };
+  });
+}
+
+/** POST /user_topics: the user's visibility policy for one topic (the topic need not have messages). */
+export async function setUserTopic(
+  ctx: ServiceContext,
+  meta: RequestMeta,
+  user: UserRow,
+  realm: RealmRow,
+  streamId: number,
+  topic: string,
+  policy: number,
+): Promise<void> {
+  const stream = await getStreamById(ctx.db, streamId);
+  if (!stream || stream.realm_id !== realm.id || stream.deactivated) throw errors.invalidChannelId();
+  const sub = await getSubscription(ctx.db, user.id, streamId);
+  if (!canJoinStream({ user_id: user.id, role: user.role, realm_id: realm.id }, stream, sub?.active === true)) throw errors.invalidChannelId();
+  await ctx.commands.run(metadataOf(meta), async () => ({
+    // Per-user topic preferences are last-writer-wins; no version to check.
+    appends: [{
+      streamId: `user-topics-${user.id}`,
+      expectedVersion: undefined,
+      events: [{
+        type: 'UserTopicPolicySet',
+        data: { user_id: user.id, stream_id: streamId, topic, visibility_policy: policy, last_updated: Math.floor(meta.now.getTime() / 1000) },
+      }],
+    }],
+    result: undefined,
+  }));
+}
+
+/**
+ * The subscriptions a new account gets: one append per default channel of the realm. For the
+ * account-creation command to include in its own appends (same transaction as UserCreated).
+ */
+export async function defaultStreamSubscriptions(db: Db, realmId: number, userId: number): Promise<StreamAppend[]> {
+  const defaults = await db
+    .selectFrom('streams')
+    .select('id')
+    .where('realm_id', '=', realmId)
+    .where('is_default', '=', true)
+    .where('deactivated', '=', false)
+    .orderBy('name')
+    .execute();
+  const used = new Set<string>();
+  return defaults.map((stream, index) => {
+    const color = pickColor(used, index);
+    used.add(color);
+    return {
+      streamId: subscriptionStream(stream.id, userId),
+      expectedVersion: -1,
+      events: [{ type: 'UserSubscribed', data: { stream_id: stream.id, user_id: userId, color } }],
+    };
+  });
+}

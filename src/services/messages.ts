@@ -1,0 +1,606 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import { ApiError, errors } from '../domain/errors.js';
+import {
+  checkCanPost,
+  decideDeleteMessage,
+  decideEditMessage,
+  decideFlags,
+  decideReaction,
+  decideSendMessage,
+  deletion,
+  normalizeContent,
+  normalizeTopic,
+  type MessageState,
+  type Sender,
+} from '../domain/messages/decider.js';
+import type { MessageFlagsChanged, MessagesDeleted } from '../domain/messages/events.js';
+import { EDITABLE_FLAGS, FlagBit, NON_EDITABLE_FLAGS, isRead } from '../domain/messages/flags.js';
+import type { StreamPropertyChanged } from '../domain/channels/events.js';
+import { emojiByCode, emojiByName, renderMarkdown } from '../markdown/index.js';
+import { buildNarrow, messageVisibleTo, mutedSql, parseNarrow, unreadSql, type NarrowViewer } from '../read/narrow.js';
+import { getMessageRow, getMessageRows, narrowViewer, readThroughOf, userMessageState, fetchMessages, type FetchParams, type MessageRow } from '../read/messages.js';
+import { getUserByEmail, type UserRow } from '../read/users.js';
+import { realmHost, type RealmRow } from '../read/realm.js';
+import { canSeeStreamMetadata, isSubscribed, subscriberIds, type StreamRow } from '../visibility.js';
+import { alertedUsers, realmRenderData } from './render-context.js';
+import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
+import { isAdminRole } from '../domain/roles.js';
+
+export const messageStream = (id: number) => `message-${id}`;
+const flagsStream = (userId: number) => `message-flags-${userId}`;
+const channelStream = (streamId: number) => `channel-${streamId}`;
+
+export const invalidMessage = () => errors.badRequest('Invalid message(s)');
+
+const senderOf = (user: UserRow): Sender => ({ user_id: user.id, role: user.role, is_bot: user.is_bot });
+const nowSeconds = (meta: RequestMeta) => Math.floor(meta.now.getTime() / 1000);
+
+export interface SendParams {
+  type: string;
+  to?: unknown;
+  topic?: string;
+  content: string;
+  queue_id?: string;
+  local_id?: string;
+  read_by_sender?: boolean;
+}
+
+const streamMissing = (to: string | number) =>
+  typeof to === 'number'
+    ? new ApiError('STREAM_DOES_NOT_EXIST', 400, `Channel with ID '${to}' does not exist`, { stream_id: to })
+    : new ApiError('STREAM_DOES_NOT_EXIST', 400, `Channel '${to}' does not exist`, { stream: to });
+
+/** `to` of a channel message: an id, a name, or a JSON list holding one of them. */
+function parseStreamTarget(to: unknown): string | number {
+  let value = to;
+  if (typeof value === 'string') {
+    const s = value.trim();
+    if (/^\d+$/.test(s)) return Number(s);
+    if (s.startsWith('[') || s.startsWith('"')) {
+      try {
+        value = JSON.parse(s);
+      } catch {
+        return s;
+      }
+    } else return s;
+  }
+  if (Array.isArray(value)) {
+    if (value.length !== 1) throw errors.badRequest('Cannot send to multiple channels');
+    value = value[0];
+  }
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  if (typeof value === 'string') return /^\d+$/.test(value) ? Number(value) : value;
+  throw errors.badRequest('Invalid data type for channel');
+}
+
+/** `to` of a direct message: JSON list of ids or emails, or a comma-separated list of emails. */
+function parseDmTargets(to: unknown): Array<string | number> {
+  let value = to;
+  if (typeof value === 'string') {
+    const s = value.trim();
+    if (s.startsWith('[')) {
+      try {
+        value = JSON.parse(s);
+      } catch {
+        throw errors.invalidJson('to');
+      }
+    } else if (/^\d+$/.test(s)) value = [Number(s)];
+    else value = s.split(',').map((x) => x.trim()).filter(Boolean);
+  }
+  if (typeof value === 'number') value = [value];
+  if (!Array.isArray(value) || !value.every((x) => typeof x === 'string' || Number.isInteger(x))) throw errors.badRequest('Invalid user ID');
+  if (value.length === 0) throw errors.badRequest('Message must have recipients');
+  return value as Array<string | number>;
+}
+
+async function findStream(db: Db, realmId: number, target: string | number): Promise<StreamRow | undefined> {
+  const q = db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).where('deactivated', '=', false);
+  return typeof target === 'number'
+    ? q.where('id', '=', target).executeTakeFirst()
+    : q.where(sql`lower(name)`, '=', target.toLowerCase()).executeTakeFirst();
+}
+
+async function findStreamWithSubscribers(db: Db, realmId: number, target: string | number): Promise<(StreamRow & { subscriber_ids: number[] }) | undefined> {
+  const q = db
+    .selectFrom('streams')
+    .selectAll()
+    .select(sql<number[] | null>`(SELECT array_agg(sub.user_id) FROM subscriptions sub WHERE sub.stream_id = streams.id AND sub.active)`.as('subscriber_ids'))
+    .where('realm_id', '=', realmId)
+    .where('deactivated', '=', false);
+  const row = await (typeof target === 'number'
+    ? q.where('id', '=', target).executeTakeFirst()
+    : q.where(sql`lower(name)`, '=', target.toLowerCase()).executeTakeFirst());
+  return row ? { ...row, subscriber_ids: (row.subscriber_ids ?? []).map(Number) } : undefined;
+}
+
+// Recipient ids never change once assigned; cached per database.
+const recipientCaches = new WeakMap<object, Map<string, number>>();
+function recipientCacheOf(db: Db): Map<string, number> {
+  let cache = recipientCaches.get(db);
+  if (!cache) recipientCaches.set(db, (cache = new Map()));
+  return cache;
+}
+
+async function recipientIdFor(ctx: ServiceContext, key: string): Promise<number> {
+  const recipientCache = recipientCacheOf(ctx.db);
+  const cached = recipientCache.get(key);
+  if (cached !== undefined) return cached;
+  const row = await ctx.db.selectFrom('message_recipients').select('id').where('key', '=', key).executeTakeFirst();
+  const id = row?.id ?? (await ctx.commands.nextId('recipient_id_seq'));
+  if (row) recipientCache.set(key, id);
+  return id;
+}
+
+/** POST /messages. */
+export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, params: SendParams): Promise<{ id: number }> {
+  const props = realm.properties as Record<string, unknown>;
+  const type = params.type;
+  const content = normalizeContent(params.content);
+  const data = await realmRenderData(ctx, realm.id);
+  let streamId: number | null = null;
+  let topic = '';
+  let receivers: number[];
+  let dmUserIds: number[] = [];
+  let recipientKey: string;
+  if (type === 'stream' || type === 'channel') {
+    if (params.to === undefined) throw errors.badRequest('Missing channel');
+    if (params.topic === undefined) throw errors.badRequest('Missing topic');
+    const target = parseStreamTarget(params.to);
+    // One round trip for the channel and its subscribers: this is the hot path.
+    const stream = await findStreamWithSubscribers(ctx.db, realm.id, target);
+    if (!stream) throw streamMissing(target);
+    const subscribed = stream.subscriber_ids.includes(user.id);
+    checkCanPost(senderOf(user), { ...stream, stream_id: stream.id }, subscribed);
+    topic = normalizeTopic(params.topic, props.mandatory_topics === true);
+    streamId = stream.id;
+    receivers = [...new Set([...stream.subscriber_ids, user.id])];
+    recipientKey = `stream:${stream.id}`;
+  } else if (type === 'private' || type === 'direct') {
+    if (params.to === undefined) throw errors.missingArgument('to');
+    const targets = parseDmTargets(params.to);
+    const ids = new Set<number>();
+    for (const target of targets) {
+      let found: UserRow | undefined;
+      if (typeof target === 'number') {
+        found = await ctx.db.selectFrom('users').selectAll().where('id', '=', target).executeTakeFirst();
+        if (!found || found.realm_id !== realm.id) throw errors.badRequest(`Invalid user ID ${target}`);
+      } else {
+        found = await getUserByEmail(ctx.db, realm.id, target, realmHost(realm));
+        if (!found) throw errors.badRequest(`Invalid email '${target}'`);
+      }
+      if (!found.is_active && found.id !== user.id) throw errors.badRequest(`'${found.delivery_email}' is no longer using Zulip.`);
+      ids.add(found.id);
+    }
+    const others = [...ids].filter((id) => id !== user.id).sort((a, b) => a - b);
+    dmUserIds = [...new Set([...others, user.id])].sort((a, b) => a - b);
+    receivers = dmUserIds;
+    recipientKey = others.length === 0 ? `user:${user.id}` : others.length === 1 ? `user:${others[0]}` : `group:${dmUserIds.join(',')}`;
+  } else {
+    throw errors.badRequest('Invalid message type');
+  }
+
+  const rendered = renderMarkdown(content, data.context);
+  const receiverSet = new Set(receivers);
+  const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receiverSet.has(id)));
+  for (const groupId of rendered.mentionedGroupIds) {
+    for (const id of data.groupMembers.get(groupId) ?? []) if (receiverSet.has(id)) mentioned.add(id);
+  }
+  const alerted = alertedUsers(data.alertWords, receivers.filter((id) => id !== user.id), content);
+  const recipientId = await recipientIdFor(ctx, recipientKey);
+  const messageId = await ctx.commands.nextId('message_id_seq');
+  const events = decideSendMessage({
+    message_id: messageId,
+    realm_id: realm.id,
+    sender_id: user.id,
+    stream_id: streamId,
+    topic,
+    recipient_id: recipientId,
+    recipient_key: recipientKey,
+    dm_user_ids: dmUserIds,
+    content,
+    rendered_content: rendered.html,
+    client: meta.client,
+    date_sent: nowSeconds(meta),
+    is_me_message: rendered.isMeMessage,
+    has_link: rendered.hasLink,
+    has_image: rendered.hasImage,
+    has_attachment: rendered.hasAttachment,
+    mentioned_user_ids: [...mentioned].sort((a, b) => a - b),
+    stream_wildcard: rendered.streamWildcard,
+    topic_wildcard: rendered.topicWildcard,
+    alerted_user_ids: alerted,
+    read_by_sender: params.read_by_sender ?? true,
+    attachment_paths: rendered.linkedUploadPaths,
+    sender_queue_id: params.queue_id ?? null,
+    local_id: params.local_id ?? null,
+  });
+  await ctx.commands.run(metadataOf(meta), async () => ({
+    appends: [{ streamId: messageStream(messageId), expectedVersion: -1, events }],
+    result: undefined,
+  }));
+  recipientCacheOf(ctx.db).set(recipientKey, recipientId);
+  return { id: messageId };
+}
+
+/** A message the user may see, or `Invalid message(s)`. */
+export async function requireVisibleMessage(db: Db, user: UserRow, id: number): Promise<MessageRow> {
+  const row = await getMessageRow(db, id);
+  if (!row || !(await messageVisibleTo(db, { user_id: user.id, role: user.role, realm_id: user.realm_id }, row))) throw invalidMessage();
+  return row;
+}
+
+function stateOf(row: MessageRow): MessageState {
+  return {
+    message_id: row.id,
+    realm_id: row.realm_id,
+    sender_id: row.sender_id,
+    stream_id: row.stream_id,
+    topic: row.topic,
+    content: row.content,
+    rendered_content: row.rendered_content,
+    date_sent: Number(row.date_sent),
+    dm_user_ids: row.dm_key ? row.dm_key.split(',').map(Number) : [],
+  };
+}
+
+export interface EditParams {
+  content?: string;
+  topic?: string;
+  stream_id?: number;
+  propagate_mode?: 'change_one' | 'change_later' | 'change_all';
+}
+
+/** PATCH /messages/{message_id}. */
+export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, messageId: number, params: EditParams): Promise<void> {
+  const props = realm.properties as Record<string, unknown>;
+  if (params.content === undefined && params.topic === undefined && params.stream_id === undefined) throw errors.badRequest('Nothing to change');
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const row = await requireVisibleMessage(ctx.db, user, messageId);
+    const state = stateOf(row);
+    let content = null;
+    if (params.content !== undefined) {
+      const text = normalizeContent(params.content);
+      const data = await realmRenderData(ctx, realm.id);
+      const rendered = renderMarkdown(text, data.context);
+      const receivers = new Set(row.stream_id !== null ? [...(await subscriberIds(ctx.db, row.stream_id)), row.sender_id] : state.dm_user_ids);
+      const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receivers.has(id)));
+      for (const g of rendered.mentionedGroupIds) for (const id of data.groupMembers.get(g) ?? []) if (receivers.has(id)) mentioned.add(id);
+      const prev = await ctx.db
+        .selectFrom('message_flags')
+        .select('user_id')
+        .where('message_id', '=', messageId)
+        .where(sql<boolean>`flags & ${FlagBit.MENTIONED} <> 0`)
+        .execute();
+      content = {
+        content: text,
+        rendered_content: rendered.html,
+        is_me_message: rendered.isMeMessage,
+        has_link: rendered.hasLink,
+        has_image: rendered.hasImage,
+        has_attachment: rendered.hasAttachment,
+        mentioned_user_ids: [...mentioned].sort((a, b) => a - b),
+        prev_mentioned_user_ids: prev.map((p) => p.user_id).sort((a, b) => a - b),
+        stream_wildcard: rendered.streamWildcard,
+        topic_wildcard: rendered.topicWildcard,
+        attachment_paths: rendered.linkedUploadPaths,
+      };
+    }
+    const newTopic = params.topic !== undefined ? normalizeTopic(params.topic, props.mandatory_topics === true) : null;
+    let newStreamId: number | null = null;
+    if (params.stream_id !== undefined && params.stream_id !== row.stream_id) {
+      const target = await findStream(ctx.db, realm.id, params.stream_id);
+      if (!target) throw errors.badRequest('Invalid channel ID');
+      const subscribed = await isSubscribed(ctx.db, user.id, target.id);
+      checkCanPost(senderOf(user), { ...target, stream_id: target.id }, subscribed || (!target.invite_only && isAdminRole(user.role)));
+      newStreamId = target.id;
+    }
+    const mode = params.propagate_mode ?? 'change_one';
+    let movedIds = [messageId];
+    if ((newTopic !== null || newStreamId !== null) && row.stream_id !== null && mode !== 'change_one') {
+      const rows = await ctx.db
+        .selectFrom('messages')
+        .select('id')
+        .where('stream_id', '=', row.stream_id)
+        .where(sql`lower(topic)`, '=', row.topic.toLowerCase())
+        .$if(mode === 'change_later', (q) => q.where('id', '>=', messageId))
+        .orderBy('id')
+        .execute();
+      movedIds = [messageId, ...rows.map((r) => r.id).filter((id) => id !== messageId)];
+    }
+    const events = decideEditMessage({
+      actor: senderOf(user),
+      now: nowSeconds(meta),
+      content,
+      new_topic: newTopic,
+      new_stream_id: newStreamId,
+      propagate_mode: mode,
+      moved_ids: movedIds,
+      policy: {
+        allow_message_editing: props.allow_message_editing !== false,
+        message_content_edit_limit_seconds: (props.message_content_edit_limit_seconds as number | null | undefined) ?? null,
+        edit_topic_policy: Number(props.edit_topic_policy ?? 5),
+      },
+    }, state);
+    return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: undefined };
+  });
+}
+
+/** GET /messages/{message_id}/history: the versions of a message, oldest first. */
+export async function messageHistory(db: Db, user: UserRow, realm: RealmRow, messageId: number): Promise<Array<Record<string, unknown>>> {
+  const row = await requireVisibleMessage(db, user, messageId);
+  if ((realm.properties as Record<string, unknown>).allow_edit_history === false) throw errors.badRequest('Message edit history is disabled in this organization');
+  // Walk back from the current version: each entry records what it replaced.
+  const cur = { content: row.content, rendered: row.rendered_content, topic: row.topic };
+  const versions: Array<Record<string, unknown>> = [];
+  for (const entry of (row.edit_history as Array<Record<string, any>> | null) ?? []) {
+    const v: Record<string, unknown> = { topic: cur.topic, content: cur.content, rendered_content: cur.rendered, timestamp: entry.timestamp, user_id: entry.user_id };
+    if (entry.prev_content !== undefined) {
+      v.prev_content = entry.prev_content;
+      v.prev_rendered_content = entry.prev_rendered_content;
+      cur.content = entry.prev_content;
+      cur.rendered = entry.prev_rendered_content;
+    }
+    if (entry.prev_topic !== undefined) {
+      v.prev_topic = entry.prev_topic;
+      cur.topic = entry.prev_topic;
+    }
+    if (entry.prev_stream !== undefined) {
+      v.prev_stream = entry.prev_stream;
+      v.stream = entry.stream;
+    }
+    versions.unshift(v);
+  }
+  return [{ topic: cur.topic, content: cur.content, rendered_content: cur.rendered, timestamp: Number(row.date_sent), user_id: row.sender_id }, ...versions];
+}
+
+/** DELETE /messages/{message_id}. */
+export async function deleteMessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, messageId: number): Promise<void> {
+  const props = realm.properties as Record<string, unknown>;
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const row = await requireVisibleMessage(ctx.db, user, messageId);
+    const events = decideDeleteMessage(senderOf(user), nowSeconds(meta), stateOf(row), {
+      delete_own_message_policy: Number(props.delete_own_message_policy ?? 5),
+      message_content_delete_limit_seconds: (props.message_content_delete_limit_seconds as number | null | undefined) ?? null,
+    });
+    return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: undefined };
+  });
+}
+
+export interface ReactionParams {
+  emoji_name?: string;
+  emoji_code?: string;
+  reaction_type?: string;
+}
+
+/** Resolves the emoji of a reaction request against the emoji data (no custom emoji yet). */
+function resolveEmoji(params: ReactionParams, forRemoval: boolean): { emoji_name: string; emoji_code: string; reaction_type: string } {
+  const type = params.reaction_type ?? 'unicode_emoji';
+  if (type === 'realm_emoji') {
+    if (forRemoval && params.emoji_code) return { emoji_name: params.emoji_name ?? '', emoji_code: params.emoji_code, reaction_type: type };
+    throw errors.badRequest(params.emoji_code ? 'Invalid custom emoji.' : `Emoji '${params.emoji_name ?? ''}' does not exist`);
+  }
+  if (type === 'zulip_extra_emoji' || type === 'service_extra_emoji') {
+    const name = params.emoji_name ?? params.emoji_code ?? '';
+    if (name !== 'zulip' || (params.emoji_code !== undefined && params.emoji_code !== 'zulip')) throw errors.badRequest('Invalid emoji code');
+    return { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' };
+  }
+  if (type !== 'unicode_emoji') throw errors.badRequest('Invalid emoji type');
+  if (params.emoji_code !== undefined) {
+    const byCode = emojiByCode(params.emoji_code);
+    if (!byCode) throw errors.badRequest('Invalid emoji code');
+    const byName = params.emoji_name !== undefined ? emojiByName(params.emoji_name) : undefined;
+    if (params.emoji_name !== undefined && !forRemoval && byName?.code !== byCode.code) throw errors.badRequest('Invalid emoji name');
+    return { emoji_name: params.emoji_name ?? byCode.name, emoji_code: byCode.code, reaction_type: type };
+  }
+  if (params.emoji_name === undefined) throw errors.badRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
+  const found = emojiByName(params.emoji_name);
+  if (!found) throw errors.badRequest(`Emoji '${params.emoji_name}' does not exist`);
+  return { emoji_name: params.emoji_name, emoji_code: found.code, reaction_type: type };
+}
+
+/** POST and DELETE /messages/{message_id}/reactions. */
+export async function react(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, messageId: number, op: 'add' | 'remove', params: ReactionParams): Promise<void> {
+  if ((realm.properties as Record<string, unknown>).emoji_reactions_enabled === false) throw errors.badRequest('Emoji reactions are disabled.');
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const row = await requireVisibleMessage(ctx.db, user, messageId);
+    const emoji = resolveEmoji(params, op === 'remove');
+    const existing = await ctx.db
+      .selectFrom('reactions')
+      .select('emoji_name')
+      .where('message_id', '=', messageId)
+      .where('user_id', '=', user.id)
+      .where('reaction_type', '=', emoji.reaction_type)
+      .where('emoji_code', '=', emoji.emoji_code)
+      .executeTakeFirst();
+    const events = decideReaction({ op, message_id: messageId, user_id: user.id, ...emoji, emoji_name: op === 'remove' && existing ? existing.emoji_name : emoji.emoji_name }, !!existing);
+    return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: undefined };
+  });
+}
+
+/** What clients need to count a message as unread again (update_message_flags remove read). */
+async function messageDetails(db: Db, viewer: NarrowViewer, rows: MessageRow[]): Promise<Record<string, Record<string, unknown>>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  const state = await userMessageState(db, viewer.user_id, rows);
+  const muted = rows.length === 0 ? new Set<number>() : new Set((await sql<{ id: number }>`
+    SELECT m.id FROM messages m WHERE m.id IN (${sql.join(rows.map((r) => r.id))}) AND ${mutedSql(viewer.user_id)}`.execute(db)).rows.map((r) => r.id));
+  for (const r of rows) {
+    const bits = state.bits.get(r.id) ?? 0;
+    const mentioned = (bits & FlagBit.MENTIONED) !== 0 || r.stream_wildcard || r.topic_wildcard;
+    const d: Record<string, unknown> = r.stream_id === null
+      ? { type: 'private', user_ids: (r.dm_key ?? '').split(',').map(Number).filter((id) => id !== viewer.user_id) }
+      : { type: 'stream', stream_id: r.stream_id, topic: r.topic, unmuted_stream_msg: !muted.has(r.id) };
+    if (mentioned) d.mentioned = true;
+    out[String(r.id)] = d;
+  }
+  return out;
+}
+
+/** Applies a flag change to the messages among `ids` the user may see; returns the ids that changed. */
+export async function changeFlags(
+  ctx: ServiceContext,
+  meta: RequestMeta,
+  user: UserRow,
+  op: string,
+  flag: string,
+  ids: number[],
+  options: { readThrough?: number } = {},
+): Promise<number[]> {
+  if (op !== 'add' && op !== 'remove') throw errors.badRequest(`Invalid message flag operation: '${op}'`);
+  if (NON_EDITABLE_FLAGS.includes(flag)) throw errors.badRequest(`Flag not editable: '${flag}'`);
+  if (!(EDITABLE_FLAGS as readonly string[]).includes(flag)) throw errors.badRequest(`Invalid flag: '${flag}'`);
+  const viewer = await narrowViewer(ctx.db, user);
+  const rows = await getMessageRows(ctx.db, [...new Set(ids)]);
+  const state = await userMessageState(ctx.db, user.id, rows);
+  const visible: MessageRow[] = [];
+  for (const r of rows) {
+    if (state.received.has(r.id) || (await messageVisibleTo(ctx.db, viewer, r))) visible.push(r);
+  }
+  if (rows.length < new Set(ids).size || visible.length < rows.length) {
+    if (flag !== 'read' || op !== 'add' || options.readThrough === undefined) throw invalidMessage();
+  }
+  const changed = visible.filter((r) => {
+    const bits = state.bits.get(r.id) ?? 0;
+    if (flag === 'read') {
+      const read = isRead({ bits, received: state.received.has(r.id), messageId: r.id, readThrough: viewer.readThrough, userId: user.id, senderId: r.sender_id });
+      return op === 'add' ? !read : read;
+    }
+    const bit = flag === 'starred' ? FlagBit.STARRED : FlagBit.COLLAPSED;
+    return op === 'add' ? (bits & bit) === 0 : (bits & bit) !== 0;
+  });
+  const ids2 = changed.map((r) => r.id).sort((a, b) => a - b);
+  const details = flag === 'read' && op === 'remove' ? await messageDetails(ctx.db, viewer, changed) : null;
+  const events: MessageFlagsChanged[] = decideFlags({
+    user_id: user.id,
+    op,
+    flag,
+    message_ids: ids2,
+    all: false,
+    read_through: options.readThrough ?? null,
+    message_details: details,
+  });
+  if (events.length > 0 && ids2.length === 0 && options.readThrough !== undefined && options.readThrough <= viewer.readThrough) return [];
+  await ctx.commands.run(metadataOf(meta), async () => ({
+    appends: [{ streamId: flagsStream(user.id), expectedVersion: undefined, events }],
+    result: undefined,
+  }));
+  return ids2;
+}
+
+/** Unread message ids of the user within extra SQL conditions (a channel, a topic). */
+async function unreadIds(db: Db, viewer: NarrowViewer, realm: RealmRow, narrow: unknown[]): Promise<number[]> {
+  const built = await buildNarrow(db, viewer, realmHost(realm), parseNarrow(narrow));
+  const rows = await sql<{ id: number }>`
+    SELECT m.id FROM messages m WHERE ${sql.join(built.conditions, sql` AND `)} AND ${unreadSql(viewer)} ORDER BY m.id`.execute(db);
+  return rows.rows.map((r) => r.id);
+}
+
+/** POST /mark_all_as_read: moves the read watermark to the newest message. */
+export async function markAllAsRead(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow): Promise<void> {
+  const viewer = await narrowViewer(ctx.db, user);
+  const ids = await unreadIds(ctx.db, viewer, realm, []);
+  const max = await ctx.db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirst();
+  const readThrough = Math.max(Number(max?.m ?? 0), viewer.readThrough);
+  if (ids.length === 0 && readThrough === viewer.readThrough) return;
+  await ctx.commands.run(metadataOf(meta), async () => ({
+    appends: [{
+      streamId: flagsStream(user.id),
+      expectedVersion: undefined,
+      events: [{ type: 'MessageFlagsChanged', data: { user_id: user.id, op: 'add', flag: 'read', message_ids: ids, all: false, read_through: readThrough, message_details: null } }],
+    }],
+    result: undefined,
+  }));
+}
+
+export async function requireStreamForUser(db: Db, user: UserRow, streamId: number): Promise<StreamRow> {
+  const stream = await db.selectFrom('streams').selectAll().where('id', '=', streamId).executeTakeFirst();
+  if (!stream || stream.realm_id !== user.realm_id) throw errors.badRequest('Invalid channel ID');
+  if (!canSeeStreamMetadata({ user_id: user.id, role: user.role, realm_id: user.realm_id }, stream, await isSubscribed(db, user.id, streamId))) {
+    throw errors.badRequest('Invalid channel ID');
+  }
+  return stream;
+}
+
+/** POST /mark_stream_as_read and /mark_topic_as_read. */
+export async function markConversationAsRead(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, streamId: number, topic?: string): Promise<void> {
+  await requireStreamForUser(ctx.db, user, streamId);
+  const viewer = await narrowViewer(ctx.db, user);
+  const narrow: unknown[] = [{ operator: 'channel', operand: streamId }];
+  if (topic !== undefined) narrow.push({ operator: 'topic', operand: topic });
+  const ids = await unreadIds(ctx.db, viewer, realm, narrow);
+  if (ids.length === 0) return;
+  await changeFlags(ctx, meta, user, 'add', 'read', ids);
+}
+
+/** POST /messages/flags/narrow. */
+export async function changeFlagsForNarrow(
+  ctx: ServiceContext,
+  meta: RequestMeta,
+  user: UserRow,
+  realm: RealmRow,
+  op: string,
+  flag: string,
+  window: FetchParams,
+): Promise<Record<string, unknown>> {
+  const capped = { ...window, numBefore: Math.min(window.numBefore, 5000), numAfter: Math.min(window.numAfter, 5000) };
+  const viewer = await narrowViewer(ctx.db, user);
+  const found = await fetchMessages(ctx.db, viewer, realm, capped);
+  const ids = found.rows.map((r) => r.id);
+  const changed = ids.length === 0 ? [] : await changeFlags(ctx, meta, user, op, flag, ids);
+  return {
+    processed_count: ids.length,
+    updated_count: changed.length,
+    first_processed_id: ids[0] ?? null,
+    last_processed_id: ids[ids.length - 1] ?? null,
+    found_oldest: found.foundOldest,
+    found_newest: found.foundNewest,
+  };
+}
+
+/** Tunables of topic deletion (tests shorten the budget). */
+export const deleteTopicLimits = { budgetMs: 10_000, batchSize: 100 };
+
+/**
+ * POST /streams/{stream_id}/delete_topic: deletes newest first in batches, each batch its own
+ * command, until the topic is empty or the time budget is spent (then complete: false).
+ */
+export async function deleteTopic(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, streamId: number, topic: string): Promise<{ complete: boolean }> {
+  if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+  const stream = await requireStreamForUser(ctx.db, user, streamId);
+  const viewer = await narrowViewer(ctx.db, user);
+  const started = Date.now();
+  const narrow = [{ operator: 'channel', operand: streamId }, { operator: 'topic', operand: topic }];
+  const built = await buildNarrow(ctx.db, viewer, realmHost(realm), parseNarrow(narrow));
+  const where = sql.join(built.conditions, sql` AND `);
+  for (let batches = 0; ; batches++) {
+    const batch = (await sql<{ id: number; topic: string }>`
+      SELECT m.id, m.topic FROM messages m WHERE ${where} ORDER BY m.id DESC LIMIT ${deleteTopicLimits.batchSize}`.execute(ctx.db)).rows;
+    if (batch.length === 0) return { complete: true };
+    // At least one batch per request, so a repeated request always makes progress.
+    if (batches > 0 && Date.now() - started > deleteTopicLimits.budgetMs) return { complete: false };
+    await ctx.commands.run(metadataOf(meta), async () => {
+      const first = await ctx.db.selectFrom('messages').select((eb) => eb.fn.min('id').as('m')).where('stream_id', '=', streamId).executeTakeFirst();
+      const ids = batch.map((r) => r.id);
+      const event: MessagesDeleted = deletion(ids, { realm_id: realm.id, stream_id: streamId, topic: batch[0]!.topic, dm_user_ids: [] });
+      const appends = [{ streamId: messageStream(ids[0]!), expectedVersion: undefined, events: [event] as Array<MessagesDeleted | StreamPropertyChanged> }];
+      const oldFirst = first?.m === null || first?.m === undefined ? null : Number(first.m);
+      if (oldFirst !== null && ids.includes(oldFirst)) {
+        const next = await ctx.db
+          .selectFrom('messages')
+          .select((eb) => eb.fn.min('id').as('m'))
+          .where('stream_id', '=', streamId)
+          .where('id', 'not in', ids)
+          .executeTakeFirst();
+        const value = next?.m === null || next?.m === undefined ? null : Number(next.m);
+        appends.push({
+          streamId: channelStream(stream.id),
+          expectedVersion: undefined,
+          events: [{ type: 'StreamPropertyChanged', data: { stream_id: stream.id, property: 'first_message_id', value } }],
+        });
+      }
+      return { appends, result: undefined };
+    });
+  }
+}
+
+export { readThroughOf };

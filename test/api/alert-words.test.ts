@@ -1,0 +1,86 @@
+import t from 'tap';
+import { startTestServer, Role } from '../helpers/server.js';
+import { verifyAction } from '../helpers/verify-action.js';
+import { createChannel } from '../helpers/typing-fixture.js';
+
+t.test('alert words: list, add, remove, errors', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+
+  t.same((await s.api('GET', '/users/me/alert_words', alice)).body, { result: 'success', msg: '', alert_words: [] });
+
+  const added = await s.api('POST', '/users/me/alert_words', alice, { alert_words: ['Pineapple', 'pineapple', ' coffee ', 'Big Deal'] });
+  t.equal(added.status, 200, JSON.stringify(added.body));
+  t.same(added.body.alert_words, ['big deal', 'coffee', 'pineapple'], 'case-insensitive, trimmed, no duplicates');
+  const again = await s.api('POST', '/users/me/alert_words', alice, { alert_words: ['PINEAPPLE', 'tea'] });
+  t.same(again.body.alert_words, ['big deal', 'coffee', 'pineapple', 'tea'], 'an existing word is ignored');
+  t.same((await s.api('GET', '/users/me/alert_words', alice)).body.alert_words, ['big deal', 'coffee', 'pineapple', 'tea']);
+  t.same((await s.api('GET', '/users/me/alert_words', bob)).body.alert_words, [], 'alert words are per user');
+
+  const removed = await s.api('DELETE', '/users/me/alert_words', alice, { alert_words: ['COFFEE', 'not there'] });
+  t.equal(removed.status, 200);
+  t.same(removed.body.alert_words, ['big deal', 'pineapple', 'tea']);
+
+  const empty = await s.api('POST', '/users/me/alert_words', alice, { alert_words: ['ok', '  '] });
+  t.equal(empty.status, 400);
+  t.equal(empty.body.msg, 'alert_words[1] is empty');
+  const long = await s.api('POST', '/users/me/alert_words', alice, { alert_words: ['fine', 'x'.repeat(101)] });
+  t.equal(long.status, 400);
+  t.equal(long.body.msg, 'alert_words[1] is too long (limit: 100 characters)');
+  const notList = await s.api('POST', '/users/me/alert_words', alice, { alert_words: '"word"' });
+  t.equal(notList.status, 400);
+  const missing = await s.api('POST', '/users/me/alert_words', alice, {});
+  t.equal(missing.body.code, 'REQUEST_VARIABLE_MISSING');
+  const notJson = await s.api('DELETE', '/users/me/alert_words', alice, { alert_words: '[oops' });
+  t.equal(notJson.status, 400);
+  t.same((await s.api('GET', '/users/me/alert_words', alice)).body.alert_words, ['big deal', 'pineapple', 'tea'], 'refused requests change nothing');
+  t.equal((await s.api('POST', '/users/me/alert_words', alice, { alert_words: ['y'.repeat(100)] })).status, 200, '100 characters is fine');
+});
+
+t.test('alert_words events keep the registered state equal to a fresh one', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const register = { event_types: ['alert_words'], fetch_event_types: ['alert_words'] };
+
+  const reg = await s.api('POST', '/register', alice, register);
+  t.same(reg.body.alert_words, []);
+  const add = await verifyAction(t, s, alice, () => s.api('POST', '/users/me/alert_words', alice, { alert_words: ['Zeta', 'alpha'] }), { register });
+  t.same(add.map(({ id: _id, ...e }) => e), [{ type: 'alert_words', alert_words: ['alpha', 'zeta'] }], 'the event carries the whole list');
+  const none = await verifyAction(t, s, alice, () => s.api('POST', '/users/me/alert_words', alice, { alert_words: ['ALPHA'] }), { register });
+  t.same(none, [], 'no change, no event');
+  await verifyAction(t, s, alice, () => s.api('DELETE', '/users/me/alert_words', alice, { alert_words: ['zeta'] }), {
+    register,
+    expect: (events) => t.same(events.map((e) => e.alert_words), [['alpha']]),
+  });
+  const other = await verifyAction(t, s, bob, () => s.api('POST', '/users/me/alert_words', alice, { alert_words: ['beta'] }), { register });
+  t.same(other, [], "another user's alert words are not sent to Bob");
+});
+
+t.test('a message with an alert word is flagged for that recipient and found by is:alerted', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const channel = await createChannel(s, alice, 'fruit', { subscribers: [alice.id, bob.id] });
+  await s.api('POST', '/users/me/alert_words', bob, { alert_words: ['Pineapple'] });
+
+  const send = async (content: string) => {
+    const res = await s.api('POST', '/messages', alice, { type: 'stream', to: channel, topic: 'lunch', content });
+    t.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body.id as number;
+  };
+  const plain = await send('apples only');
+  const alerted = await send('Who wants PINEAPPLE pizza?');
+
+  const fetched = await s.api('GET', `/messages/${alerted}`, bob);
+  t.ok(fetched.body.message.flags.includes('has_alert_word'), 'flagged for Bob');
+  t.notOk(fetched.body.message.content.includes('alert'), 'nothing visible in the rendered content');
+  const forAlice = await s.api('GET', `/messages/${alerted}`, alice);
+  t.notOk(forAlice.body.message.flags.includes('has_alert_word'), 'not for Alice, who has no such word');
+
+  const narrowed = await s.api('GET', '/messages', bob, { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'is', operand: 'alerted' }] });
+  t.equal(narrowed.status, 200);
+  t.same(narrowed.body.messages.map((m: any) => m.id), [alerted]);
+  t.notOk(narrowed.body.messages.some((m: any) => m.id === plain));
+});

@@ -1,0 +1,83 @@
+import t from 'tap';
+import { startTestServer, Role } from '../helpers/server.js';
+import { templateVariables } from '../../src/domain/linkifiers/url-template.js';
+
+t.test('RFC 6570 template variables', async (t) => {
+  t.same(templateVariables('https://x.com/{id}'), ['id']);
+  t.same(templateVariables('https://x.com/{org}/{repo}/issues/{+path}{?q,lang}{#frag}'), ['org', 'repo', 'path', 'q', 'lang', 'frag']);
+  t.same(templateVariables('https://x.com/{id:3}/{list*}'), ['id', 'list']);
+  t.same(templateVariables('https://x.com/no-vars'), []);
+  for (const bad of ['https://x.com/{id', 'https://x.com/id}', 'https://x.com/{}', 'https://x.com/{a b}', 'https://x.com/{=a}', 'https://x.com/ {a}', 'https://x.com/%zz', 'https://x.com/{id:0}']) {
+    t.equal(templateVariables(bad), null, bad);
+  }
+});
+
+t.test('linkifiers: add, list in order, update, reorder, delete', async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
+  const member = await s.user(Role.MEMBER, 'Member');
+
+  t.same((await s.api('GET', '/realm/linkifiers', member)).body, { result: 'success', msg: '', linkifiers: [] });
+  const a = await s.api('POST', '/realm/filters', admin, { pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/issue/{id}' });
+  t.equal(a.status, 200, JSON.stringify(a.body));
+  t.type(a.body.id, 'number');
+  const b = await s.api('POST', '/realm/filters', admin, { pattern: '(?P<org>[a-z]+)/(?P<repo>[a-z]+)#(?P<id>\\d+)', url_template: 'https://github.com/{org}/{repo}/pull/{id}' });
+  t.equal(b.status, 200);
+  const list = await s.api('GET', '/realm/linkifiers', member);
+  t.same(list.body.linkifiers.map((l: any) => l.id), [a.body.id, b.body.id]);
+  t.same(list.body.linkifiers[0], { id: a.body.id, pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.example.com/issue/{id}' });
+
+  const reordered = await s.api('PATCH', '/realm/linkifiers', admin, { ordered_linkifier_ids: [b.body.id, a.body.id] });
+  t.equal(reordered.status, 200);
+  t.same((await s.api('GET', '/realm/linkifiers', member)).body.linkifiers.map((l: any) => l.id), [b.body.id, a.body.id]);
+  t.equal((await s.api('PATCH', '/realm/linkifiers', admin, { ordered_linkifier_ids: [b.body.id] })).body.msg,
+    'The ordered list must enumerate all existing linkifiers exactly once');
+  t.equal((await s.api('PATCH', '/realm/linkifiers', admin, { ordered_linkifier_ids: [b.body.id, b.body.id] })).body.msg,
+    'The ordered list must not contain duplicated linkifiers');
+
+  const updated = await s.api('PATCH', `/realm/filters/${a.body.id}`, admin, { pattern: 'T(?P<id>[0-9]+)', url_template: 'https://t.example.com/{id}' });
+  t.equal(updated.status, 200);
+  const after = (await s.api('GET', '/realm/linkifiers', member)).body.linkifiers;
+  t.same(after[1], { id: a.body.id, pattern: 'T(?P<id>[0-9]+)', url_template: 'https://t.example.com/{id}' }, 'update keeps the position');
+
+  // The table the message renderer reads is kept (order column included).
+  const rows = await s.platform.db.selectFrom('linkifiers').selectAll().orderBy('order').execute();
+  t.same(rows.map((r) => [r.id, r.order, r.realm_id]), [[b.body.id, 0, 1], [a.body.id, 1, 1]]);
+
+  t.equal((await s.api('DELETE', `/realm/filters/${b.body.id}`, admin)).status, 200);
+  t.same((await s.api('GET', '/realm/linkifiers', member)).body.linkifiers.map((l: any) => l.id), [a.body.id]);
+  for (const [method, path, params] of [
+    ['DELETE', `/realm/filters/${b.body.id}`, {}],
+    ['PATCH', '/realm/filters/99999', { pattern: 'x', url_template: 'https://x.com' }],
+  ] as const) {
+    const r = await s.api(method, path, admin, params);
+    t.equal(r.status, 400);
+    t.same(r.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Linkifier not found.' });
+  }
+});
+
+t.test('linkifiers: permissions and validation', async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
+  const member = await s.user(Role.MEMBER, 'Member');
+  const post = (pattern: string, url_template: string, as = admin) => s.api('POST', '/realm/filters', as, { pattern, url_template });
+
+  const denied = await post('#(?P<id>\\d+)', 'https://x.com/{id}', member);
+  t.equal(denied.status, 400);
+  t.equal(denied.body.code, 'UNAUTHORIZED_PRINCIPAL');
+  t.equal((await s.api('PATCH', '/realm/linkifiers', member, { ordered_linkifier_ids: [] })).body.code, 'UNAUTHORIZED_PRINCIPAL');
+
+  const badRegex = await post('#(?P<id>\\d+', 'https://x.com/{id}');
+  t.equal(badRegex.status, 400);
+  t.match(badRegex.body, { code: 'BAD_REQUEST', msg: /^Bad regular expression: /, errors: { pattern: [/^Bad regular expression/] } });
+  const badTemplate = await post('#(?P<id>\\d+)', 'https://x.com/{id');
+  t.match(badTemplate.body, { msg: 'Invalid URL template.', errors: { url_template: ['Invalid URL template.'] } });
+  t.equal((await post('#(?P<id>\\d+)', 'https://x.com/{other}')).body.msg, "Group 'other' in URL template is not present in linkifier pattern.");
+  t.equal((await post('#(?P<id>\\d+)-(?P<x>\\d+)', 'https://x.com/{id}')).body.msg, "Group 'x' in linkifier pattern is not present in URL template.");
+  t.equal((await post('', 'https://x.com/')).body.msg, 'This field cannot be blank.');
+  t.equal((await s.api('POST', '/realm/filters', admin, { pattern: 'x' })).body.code, 'REQUEST_VARIABLE_MISSING');
+
+  t.equal((await post('#(?P<id>\\d+)', 'https://x.com/{id}')).status, 200);
+  t.equal((await post('#(?P<id>\\d+)', 'https://y.com/{id}')).body.msg, 'Linkifier with this Pattern and Realm already exists.');
+  t.equal((await post('JS-(?<num>\\d+)', 'https://js.example.com/{num}')).status, 200, 'JavaScript named groups are accepted too');
+});

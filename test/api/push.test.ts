@@ -1,0 +1,39 @@
+import t from 'tap';
+import { startTestServer, Role } from '../helpers/server.js';
+
+t.test('push device tokens', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const apns = 'a1b2c3d4'.repeat(8);
+  const fcm = 'dGhpcyBpcyBh:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx_-cL3E';
+
+  t.equal((await s.api('POST', '/users/me/push_device_token', alice, { token: apns, appid: 'org.zulip.Zulip' })).status, 200);
+  t.equal((await s.api('POST', '/users/me/push_device_token', alice, { token: fcm, appid: 'com.zulipmobile' })).status, 200);
+  t.equal((await s.api('POST', '/users/me/push_device_token', alice, { token: apns, appid: 'org.zulip.Zulip2' })).status, 200, 'registering again updates');
+  let rows = await s.platform.db.selectFrom('push_devices').selectAll().where('user_id', '=', alice.id).orderBy('token').execute();
+  t.same(rows.map((r) => [r.token, r.appid]), [[apns, 'org.zulip.Zulip2'], [fcm, 'com.zulipmobile']]);
+  const stored = await s.platform.db.selectFrom('events').select(['type', 'stream_id']).where('stream_id', '=', `push-${alice.id}`).execute();
+  t.same(stored.map((e) => e.type), ['PushDeviceRegistered', 'PushDeviceRegistered', 'PushDeviceRegistered'], 'kept as events on the user stream');
+
+  const expect = async (params: Record<string, unknown>, msg: string, method = 'POST') => {
+    const r = await s.api(method, '/users/me/push_device_token', alice, params);
+    t.equal(r.status, 400);
+    t.same(r.body, { result: 'error', code: 'BAD_REQUEST', msg }, JSON.stringify(params).slice(0, 60));
+  };
+  await expect({ token: '', appid: 'x' }, 'Empty or invalid length token');
+  await expect({ token: 'a'.repeat(4097), appid: 'x' }, 'Empty or invalid length token');
+  await expect({ token: 'not a token!', appid: 'x' }, 'Invalid push token');
+  await expect({ token: '<script>', appid: 'x' }, 'Invalid push token');
+  await expect({ token: apns, appid: 'bad app id' }, 'Invalid app ID');
+  t.equal((await s.api('POST', '/users/me/push_device_token', alice, { token: apns })).body.code, 'REQUEST_VARIABLE_MISSING', 'appid is required');
+
+  await expect({ token: 'deadbeef' }, 'Token does not exist', 'DELETE');
+  const foreign = await s.api('DELETE', '/users/me/push_device_token', bob, { token: apns });
+  t.equal(foreign.body.msg, 'Token does not exist', 'tokens are per user');
+  t.equal((await s.api('DELETE', '/users/me/push_device_token', alice, { token: apns })).status, 200);
+  await expect({ token: '' }, 'Empty or invalid length token', 'DELETE');
+  rows = await s.platform.db.selectFrom('push_devices').selectAll().where('user_id', '=', alice.id).execute();
+  t.same(rows.map((r) => r.token), [fcm]);
+  t.equal((await s.api('POST', '/users/me/push_device_token', null, { token: apns, appid: 'x' })).status, 401);
+});
