@@ -9,7 +9,7 @@ let held: Array<() => void> = [];
 app.get('/hold', (_request, reply) => {
   held.push(() => void reply.send({ result: 'success', msg: '', events: [{ type: 'heartbeat', id: 1 }] }));
 });
-app.post('/release', async () => {
+app.get('/release', async () => {
   const waiting = held;
   held = [];
   for (const answer of waiting) answer();

@@ -73,7 +73,7 @@ async function measureFloor(n: number) {
     while ((await request(port, 'GET', '/held')).body.held < n) await sleep(50);
     const holding = rssKiB(child.pid!);
     const released = performance.now();
-    await request(port, 'POST', '/release', undefined, '');
+    await request(port, 'GET', '/release');
     const done = await Promise.all(polls);
     return { fanout_ms: Number((Math.max(...done) - released).toFixed(1)), rss_per_held_request_kib: Number(((holding - idle) / n).toFixed(2)) };
   } finally {
@@ -138,10 +138,12 @@ async function measureServer(n: number) {
 
     // (a) an event for one user: a setting change of that user.
     const latencies: number[] = [];
+    const twentyFour = new Array<boolean>(n).fill(false);
     for (let k = 0; k < 200; k++) {
       const i = Math.floor(Math.random() * n);
+      twentyFour[i] = !twentyFour[i];
       const waiting = inFlight.get(i)!;
-      const write = await request(port, 'PATCH', '/api/v1/settings', users[i]!.auth, `twenty_four_hour_time=${k % 2 === 0}`);
+      const write = await request(port, 'PATCH', '/api/v1/settings', users[i]!.auth, `twenty_four_hour_time=${twentyFour[i]}`);
       if (write.status !== 200) throw new Error(`PATCH /settings failed: ${JSON.stringify(write.body)}`);
       const wrote = performance.now();
       await waiting;
