@@ -2,7 +2,7 @@ import { defineProjection } from './define.js';
 
 export const channelsProjection = defineProjection({
   name: 'channels',
-  version: 2,
+  version: 3,
   tables: ['streams', 'subscriptions', 'user_topics'],
   handlers: {
     StreamCreated: async (trx, d, e) => {
@@ -72,15 +72,19 @@ export const channelsProjection = defineProjection({
         .where('stream_id', '=', d.stream_id)
         .execute();
     },
+    // Topics compare case-insensitively: a policy replaces any earlier one for the same topic, and
+    // keeps the spelling of the latest request.
     UserTopicPolicySet: async (trx, d) => {
-      if (d.visibility_policy === 0) {
-        await trx.deleteFrom('user_topics').where('user_id', '=', d.user_id).where('stream_id', '=', d.stream_id).where('topic', '=', d.topic).execute();
-        return;
-      }
+      await trx
+        .deleteFrom('user_topics')
+        .where('user_id', '=', d.user_id)
+        .where('stream_id', '=', d.stream_id)
+        .where((eb) => eb(eb.fn('lower', ['topic']), '=', d.topic.toLowerCase()))
+        .execute();
+      if (d.visibility_policy === 0) return;
       await trx
         .insertInto('user_topics')
         .values({ user_id: d.user_id, stream_id: d.stream_id, topic: d.topic, visibility_policy: d.visibility_policy, last_updated: d.last_updated })
-        .onConflict((oc) => oc.columns(['user_id', 'stream_id', 'topic']).doUpdateSet({ visibility_policy: d.visibility_policy, last_updated: d.last_updated }))
         .execute();
     },
   },

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Trx } from '../src/projections-api.js';
 import { FlagBit } from '../src/domain/messages/flags.js';
+import { receivedSql } from '../src/read/narrow.js';
 import { defineProjection } from './define.js';
 
 async function setBits(trx: Trx, userId: number, messageIds: number[], set: number, clear = 0): Promise<void> {
@@ -32,59 +33,66 @@ async function lastMessageId(trx: Trx): Promise<number> {
   return Number(row?.m ?? 0);
 }
 
+const COMPACTION_WINDOW = 10_000;
+
+/**
+ * Keeps READ exceptions from piling up: when every received message up to `upTo` is read, the
+ * watermark moves there and the READ bits below it go. Bounded to a window of ids so one flag
+ * change never scans a user's whole history.
+ */
+async function compactReadState(trx: Trx, userId: number, upTo: number): Promise<void> {
+  const state = await trx.selectFrom('message_read_state').select('read_through').where('user_id', '=', userId).executeTakeFirst();
+  const from = state?.read_through ?? 0;
+  if (upTo <= from || upTo - from > COMPACTION_WINDOW) return;
+  const flags = sql`COALESCE((SELECT f.flags FROM message_flags f WHERE f.user_id = ${userId} AND f.message_id = m.id), 0)`;
+  const unread = await sql<{ one: number }>`
+    SELECT 1 AS one FROM messages m
+    WHERE m.id > ${from} AND m.id <= ${upTo} AND ${receivedSql(userId)}
+      AND (${flags} & ${FlagBit.UNREAD} <> 0 OR ${flags} & ${FlagBit.READ} = 0)
+    LIMIT 1`.execute(trx);
+  if (unread.rows.length > 0) return;
+  await trx
+    .insertInto('message_read_state')
+    .values({ user_id: userId, read_through: upTo })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ read_through: sql`GREATEST(message_read_state.read_through, excluded.read_through)` as never }))
+    .execute();
+  await trx
+    .updateTable('message_flags')
+    .set({ flags: sql`flags & ${~FlagBit.READ}` as never })
+    .where('user_id', '=', userId)
+    .where('message_id', '<=', upTo)
+    .where(sql<boolean>`flags & ${FlagBit.READ} <> 0`)
+    .execute();
+  await trx.deleteFrom('message_flags').where('user_id', '=', userId).where('message_id', '<=', upTo).where('flags', '=', 0).execute();
+}
+
 export const messagesProjection = defineProjection({
   name: 'messages',
-  version: 1,
+  version: 3,
   tables: ['messages', 'message_recipients', 'message_dm_recipients', 'message_reception_spans', 'message_flags', 'message_read_state', 'reactions'],
   handlers: {
     MessageSent: async (trx, d, e) => {
-      await trx
-        .insertInto('message_recipients')
-        .values({ id: d.recipient_id, key: d.recipient_key })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-      await trx
-        .insertInto('messages')
-        .values({
-          id: d.message_id,
-          realm_id: d.realm_id,
-          stream_id: d.stream_id,
-          topic: d.topic,
-          sender_id: d.sender_id,
-          date_sent: d.date_sent,
-          content: d.content,
-          rendered_content: d.rendered_content,
-          recipient_id: d.recipient_id,
-          dm_key: d.stream_id === null ? d.dm_user_ids.join(',') : null,
-          client: d.client,
-          is_me_message: d.is_me_message,
-          has_link: d.has_link,
-          has_image: d.has_image,
-          has_attachment: d.has_attachment,
-          stream_wildcard: d.stream_wildcard,
-          topic_wildcard: d.topic_wildcard,
-          last_edit_timestamp: null,
-          edit_history: null,
-          version: e.stream_version,
-        })
-        .execute();
-      if (d.dm_user_ids.length > 0) {
-        await trx
-          .insertInto('message_dm_recipients')
-          .values(d.dm_user_ids.map((user_id) => ({ user_id, message_id: d.message_id })))
-          .onConflict((oc) => oc.doNothing())
-          .execute();
-      }
       const bits = new Map<number, number>();
       const add = (userId: number, bit: number) => bits.set(userId, (bits.get(userId) ?? 0) | bit);
       add(d.sender_id, d.read_by_sender ? FlagBit.READ : FlagBit.UNREAD);
       for (const id of d.mentioned_user_ids) add(id, FlagBit.MENTIONED);
       for (const id of d.alerted_user_ids) add(id, FlagBit.HAS_ALERT_WORD);
-      await trx
-        .insertInto('message_flags')
-        .values([...bits].map(([user_id, flags]) => ({ user_id, message_id: d.message_id, flags })))
-        .onConflict((oc) => oc.columns(['user_id', 'message_id']).doUpdateSet({ flags: sql`excluded.flags` as never }))
-        .execute();
+      // One statement for every row a message writes: sending is the hot path of the fold.
+      const ctes = [
+        sql`rec AS (INSERT INTO message_recipients (id, key) VALUES (${d.recipient_id}, ${d.recipient_key}) ON CONFLICT DO NOTHING)`,
+        sql`fl AS (INSERT INTO message_flags (user_id, message_id, flags) VALUES ${sql.join([...bits].map(([u, f]) => sql`(${u}, ${d.message_id}, ${f})`))}
+          ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags)`,
+      ];
+      if (d.dm_user_ids.length > 0) {
+        ctes.push(sql`dm AS (INSERT INTO message_dm_recipients (user_id, message_id) VALUES ${sql.join(d.dm_user_ids.map((u) => sql`(${u}, ${d.message_id})`))}
+          ON CONFLICT DO NOTHING)`);
+      }
+      await sql`WITH ${sql.join(ctes)}
+        INSERT INTO messages (id, realm_id, stream_id, topic, sender_id, date_sent, content, rendered_content, recipient_id, dm_key, client,
+          is_me_message, has_link, has_image, has_attachment, stream_wildcard, topic_wildcard, last_edit_timestamp, edit_history, version)
+        VALUES (${d.message_id}, ${d.realm_id}, ${d.stream_id}, ${d.topic}, ${d.sender_id}, ${d.date_sent}, ${d.content}, ${d.rendered_content},
+          ${d.recipient_id}, ${d.stream_id === null ? d.dm_user_ids.join(',') : null}, ${d.client}, ${d.is_me_message}, ${d.has_link},
+          ${d.has_image}, ${d.has_attachment}, ${d.stream_wildcard}, ${d.topic_wildcard}, NULL, NULL, ${e.stream_version})`.execute(trx);
     },
     MessageEdited: async (trx, d, e) => {
       const anchor = await trx.selectFrom('messages').select(['edit_history', 'topic', 'stream_id']).where('id', '=', d.message_id).executeTakeFirst();
@@ -127,6 +135,18 @@ export const messagesProjection = defineProjection({
         set.edit_history = JSON.stringify(history);
         if (id === d.message_id) set.version = e.stream_version;
         await trx.updateTable('messages').set(set as never).where('id', '=', id).execute();
+      }
+      if (d.new_stream_id !== null && d.stream_id !== null) {
+        // Subscribers of the new channel who never received these messages get them as read,
+        // as the real server does for users gaining access through a move.
+        for (const id of d.message_ids) {
+          const gaining = await sql<{ user_id: number }>`
+            SELECT DISTINCT s.user_id FROM message_reception_spans s
+            WHERE s.stream_id = ${d.new_stream_id} AND s.from_id <= ${id} AND (s.to_id IS NULL OR s.to_id >= ${id})
+              AND NOT EXISTS (SELECT 1 FROM message_reception_spans o WHERE o.user_id = s.user_id AND o.stream_id = ${d.stream_id}
+                AND o.from_id <= ${id} AND (o.to_id IS NULL OR o.to_id >= ${id}))`.execute(trx);
+          for (const row of gaining.rows) await setBits(trx, row.user_id, [id], FlagBit.READ);
+        }
       }
       if (d.mentioned_user_ids !== null) {
         const before = new Set(d.prev_mentioned_user_ids ?? []);
@@ -183,10 +203,20 @@ export const messagesProjection = defineProjection({
       const bit = d.flag === 'read' ? FlagBit.READ : d.flag === 'starred' ? FlagBit.STARRED : d.flag === 'collapsed' ? FlagBit.COLLAPSED : 0;
       if (bit === 0) return;
       if (bit === FlagBit.READ) {
-        if (d.op === 'add') await setBits(trx, d.user_id, d.message_ids, FlagBit.READ, FlagBit.UNREAD);
-        else await setBits(trx, d.user_id, d.message_ids, FlagBit.UNREAD, FlagBit.READ);
+        if (d.op === 'add') {
+          await setBits(trx, d.user_id, d.message_ids, FlagBit.READ, FlagBit.UNREAD);
+          await compactReadState(trx, d.user_id, Math.max(...d.message_ids));
+        } else await setBits(trx, d.user_id, d.message_ids, FlagBit.UNREAD, FlagBit.READ);
       } else if (d.op === 'add') await setBits(trx, d.user_id, d.message_ids, bit);
       else await setBits(trx, d.user_id, d.message_ids, 0, bit);
+    },
+    // Nothing sent before a user existed can be unread for them: the watermark starts at the head.
+    UserCreated: async (trx, d) => {
+      await trx
+        .insertInto('message_read_state')
+        .values({ user_id: d.user_id, read_through: await lastMessageId(trx) })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
     },
     UserSubscribed: async (trx, d) => {
       const open = await trx

@@ -5,6 +5,8 @@ import multipart from '@fastify/multipart';
 import authPlugin from './http/plugins/auth.js';
 import errorPlugin from './http/plugins/errors.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
+import metricsPlugin from './http/plugins/metrics.js';
+import healthRoutes from './http/routes/health.js';
 import serverRoutes from './http/routes/server.js';
 import userRoutes from './http/routes/users.js';
 import eventRoutes from './http/routes/events.js';
@@ -12,6 +14,7 @@ import { areaRoutes } from './http/routes/index.js';
 import { uploadDownloadRoutes } from './http/routes/attachments.js';
 import { emailConfirmationRoutes } from './http/routes/settings.js';
 import type { AppServices } from './http/services.js';
+import type { ParamsSpec } from './http/params.js';
 import './event-queue/areas/index.js';
 
 export interface AppOptions {
@@ -24,6 +27,8 @@ export interface RegisteredRoute {
   method: string;
   url: string;
   auth: 'user' | 'none';
+  /** The declared parameters (routes made with defineRoute), for the fuzzer and the docs. */
+  params?: ParamsSpec;
 }
 
 declare module 'fastify' {
@@ -43,10 +48,13 @@ async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
       patterns.push({ pattern: new RegExp(`^${source}/?$`), method });
-      routes.push({ method, url: route.url, auth: (route.config as { auth?: 'user' | 'none' } | undefined)?.auth ?? 'none' });
+      const config = route.config as { auth?: 'user' | 'none'; params?: ParamsSpec } | undefined;
+      routes.push({ method, url: route.url, auth: config?.auth ?? 'none', params: config?.params });
     }
   });
   await fastify.register(errorPlugin, { routePatterns: () => patterns });
+  await fastify.register(metricsPlugin, { services: opts.services });
+  await fastify.register(healthRoutes, { services: opts.services });
   await fastify.register(formbody, { bodyLimit: 10 * 1024 * 1024 });
   await fastify.register(multipart, { attachFieldsToBody: true, limits: { fileSize: 25 * 1024 * 1024, fields: 200, fieldSize: 1024 * 1024 } });
   await fastify.register(authPlugin, { ctx: opts.services.ctx });

@@ -4,8 +4,21 @@ import type { Bus } from './bus/bus.js';
 import type { EventStore } from './eventstore/event-store.js';
 import type { Projection, Trx } from './projections-api.js';
 import { upcast } from './eventstore/upcast.js';
+import { createShadowTables, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
 
 export const PROJECTION_LOCK_KEY = 7_340_002;
+
+export interface OnlineRebuildReport {
+  /** Log position the swapped-in tables reflect. */
+  reached: number;
+  /** Position the shadow tables reached before the switch. */
+  built: number;
+  /** Events folded inside the switch transaction (appended while the shadow tables were built). */
+  tail: number;
+  /** How long the switch held the projection lock. */
+  switchMs: number;
+  projections: string[];
+}
 const BATCH = 1_000;
 const SAFETY_INTERVAL_MS = 5_000;
 
@@ -24,6 +37,8 @@ export class ProjectionRunner {
   private stopped = false;
   private readonly listeners: Array<(position: number) => void> = [];
   lastError: unknown;
+  /** Events each projection has folded in this process (committed batches only); for /metrics. */
+  readonly appliedEvents = new Map<string, number>();
 
   constructor(
     private readonly db: Db,
@@ -113,6 +128,7 @@ export class ProjectionRunner {
       await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
       return this.applyBatchInTransaction(trx, BATCH);
     });
+    this.countApplied(result.applied);
     if (result.reached > this.position) {
       this.advanceTo(result.reached);
       this.bus.publishWake({ kind: 'projected', position: result.reached });
@@ -121,10 +137,11 @@ export class ProjectionRunner {
   }
 
   /** Applies up to `limit` events after the lowest checkpoint; the caller holds the projection lock. */
-  async applyBatchInTransaction(trx: Trx, limit: number): Promise<{ reached: number; count: number }> {
+  async applyBatchInTransaction(trx: Trx, limit: number): Promise<{ reached: number; count: number; applied: Map<string, number> }> {
+    const applied = new Map<string, number>();
     if (this.projections.length === 0) {
       const head = await trx.selectFrom('events').select('position').orderBy('position', 'desc').limit(1).executeTakeFirst();
-      return { reached: head?.position ?? 0, count: 0 };
+      return { reached: head?.position ?? 0, count: 0, applied };
     }
     const checkpoints = await this.readCheckpoints(trx);
     const from = Math.min(...this.projections.map((p) => checkpoints.get(p.name) ?? 0));
@@ -139,7 +156,9 @@ export class ProjectionRunner {
       const event = upcast(row as never);
       for (const projection of this.projections) {
         if (event.position <= (checkpoints.get(projection.name) ?? 0)) continue;
-        if (projection.handles.has(event.type)) await projection.apply(trx, event);
+        if (!projection.handles.has(event.type)) continue;
+        await projection.apply(trx, event);
+        applied.set(projection.name, (applied.get(projection.name) ?? 0) + 1);
       }
     }
     const reached = events.length > 0 ? events[events.length - 1]!.position : from;
@@ -151,7 +170,7 @@ export class ProjectionRunner {
         .where('position', '<', reached)
         .execute();
     }
-    return { reached, count: events.length };
+    return { reached, count: events.length, applied };
   }
 
   /**
@@ -161,6 +180,7 @@ export class ProjectionRunner {
    */
   async rebuild(onProgress?: (position: number) => void): Promise<number> {
     let reached = 0;
+    const applied = new Map<string, number>();
     await this.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
       for (const projection of this.projections) {
@@ -176,12 +196,114 @@ export class ProjectionRunner {
       for (;;) {
         const batch = await this.applyBatchInTransaction(trx, 5_000);
         reached = batch.reached;
+        for (const [name, n] of batch.applied) applied.set(name, (applied.get(name) ?? 0) + n);
         onProgress?.(reached);
         if (batch.count < 5_000) break;
       }
     });
+    this.countApplied(applied);
     this.advanceTo(reached);
     return reached;
+  }
+
+  /**
+   * `rebuild --online`: refolds the read tables of `only` (default: every projection) into shadow
+   * tables in short transactions while the live tables keep being served and projected; then, in
+   * one short transaction holding the projection lock, folds the tail the log grew meanwhile and
+   * swaps the shadow tables in. See docs/OPERATIONS.md for what it guarantees.
+   */
+  async rebuildOnline(options: { only?: readonly string[]; batchSize?: number; onProgress?: (position: number) => void } = {}): Promise<OnlineRebuildReport> {
+    const unknown = (options.only ?? []).filter((name) => !this.projections.some((p) => p.name === name));
+    if (unknown.length > 0) throw new Error(`unknown projection(s): ${unknown.join(', ')}`);
+    const selected = options.only ? this.projections.filter((p) => options.only!.includes(p.name)) : [...this.projections];
+    const tables = selected.flatMap((p) => p.tables);
+    const batchSize = options.batchSize ?? BATCH;
+    const applied = new Map<string, number>();
+    await createShadowTables(this.db, tables);
+    let built = 0;
+    let reached = 0;
+    let tail = 0;
+    let switchMs = 0;
+    try {
+      for (;;) {
+        const batch = await this.db.transaction().execute(async (trx) => {
+          await useShadowTables(trx);
+          return this.foldInto(trx, selected, built, batchSize, applied);
+        });
+        built = batch.reached;
+        options.onProgress?.(built);
+        if (batch.count < batchSize) break;
+      }
+      for (let attempt = 1; ; attempt++) {
+        const started = Date.now();
+        try {
+          const tailApplied = new Map<string, number>();
+          const result = await this.db.transaction().execute(async (trx) => {
+            await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
+            // DROP TABLE waits for readers of the live table; never queue every request behind a stuck one.
+            await sql`SELECT set_config('lock_timeout', '5s', true)`.execute(trx);
+            await useShadowTables(trx);
+            let position = built;
+            let count = 0;
+            for (;;) {
+              const batch = await this.foldInto(trx, selected, position, BATCH, tailApplied);
+              position = batch.reached;
+              count += batch.count;
+              if (batch.count < BATCH) break;
+            }
+            await swapInShadowTables(trx, tables);
+            for (const projection of selected) {
+              await trx
+                .insertInto('checkpoints')
+                .values({ name: projection.name, position, version: projection.version })
+                .onConflict((oc) => oc.column('name').doUpdateSet({ position, version: projection.version }))
+                .execute();
+            }
+            return { position, count };
+          });
+          for (const [name, n] of tailApplied) applied.set(name, (applied.get(name) ?? 0) + n);
+          reached = result.position;
+          tail = result.count;
+          switchMs = Date.now() - started;
+          break;
+        } catch (error) {
+          const lockTimeout = (error as { code?: string }).code === '55P03';
+          if (!lockTimeout || attempt >= 5) throw error;
+        }
+      }
+    } catch (error) {
+      await dropShadowTables(this.db).catch(() => undefined);
+      throw error;
+    }
+    this.countApplied(applied);
+    this.advanceTo(reached);
+    // Workers of other processes (their waiting requests) learn that the read tables moved.
+    this.bus.publishWake({ kind: 'projected', position: reached });
+    return { reached, built, tail, switchMs, projections: selected.map((p) => p.name) };
+  }
+
+  /** Folds up to `limit` events after `after` into `projections` (no checkpoints: the caller tracks the position). */
+  private async foldInto(trx: Trx, projections: readonly Projection[], after: number, limit: number, applied: Map<string, number>): Promise<{ reached: number; count: number }> {
+    const events = await trx
+      .selectFrom('events')
+      .select(['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'])
+      .where('position', '>', after)
+      .orderBy('position')
+      .limit(limit)
+      .execute();
+    for (const row of events) {
+      const event = upcast(row as never);
+      for (const projection of projections) {
+        if (!projection.handles.has(event.type)) continue;
+        await projection.apply(trx, event);
+        applied.set(projection.name, (applied.get(projection.name) ?? 0) + 1);
+      }
+    }
+    return { reached: events.length > 0 ? Number(events[events.length - 1]!.position) : after, count: events.length };
+  }
+
+  private countApplied(applied: Map<string, number>): void {
+    for (const [name, n] of applied) this.appliedEvents.set(name, (this.appliedEvents.get(name) ?? 0) + n);
   }
 
   private advanceTo(position: number): void {

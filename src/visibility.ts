@@ -75,6 +75,8 @@ export function canJoinStream(viewer: Viewer, stream: StreamRow, subscribed: boo
 }
 
 // ---- Messages ----
+// (imports are hoisted; kept here so this section stays an append)
+import { sql, type RawBuilder } from 'kysely';
 
 /** A private channel whose history is not public to subscribers: only what a user received is readable. */
 export function streamHistoryIsProtected(stream: StreamRow): boolean {
@@ -101,15 +103,14 @@ export function canReadMessage(
 
 /** Users who received a channel message (subscribed when it was sent): the audience of its events. */
 export async function messageReceiverIds(db: Db, streamId: number, messageId: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('message_reception_spans')
-    .select('user_id')
-    .distinct()
-    .where('stream_id', '=', streamId)
-    .where('from_id', '<=', messageId)
-    .where((eb) => eb.or([eb('to_id', 'is', null), eb('to_id', '>=', messageId)]))
-    .execute();
-  return rows.map((r) => r.user_id);
+  const { rows } = await sql<{ ids: number[] | null }>`SELECT ${messageReceiversJsonSql(streamId, messageId)} AS ids`.execute(db);
+  return rows[0]?.ids ?? [];
+}
+
+/** The same as a JSON array expression, to fold into a larger query. */
+export function messageReceiversJsonSql(streamId: number, messageId: number): RawBuilder<unknown> {
+  return sql`(SELECT json_agg(DISTINCT s.user_id) FROM message_reception_spans s
+    WHERE s.stream_id = ${streamId} AND s.from_id <= ${messageId} AND (s.to_id IS NULL OR s.to_id >= ${messageId}))`;
 }
 
 /** Users who received any of the channel's messages in [minId, maxId] (events about several messages). */

@@ -50,6 +50,11 @@ export class NatsBus implements Bus {
           reconnectTimeWait: 500,
           timeout: 2_000,
         });
+        // close() came while connecting (a short CLI command): this connection must not keep the process alive.
+        if (this.closed) {
+          await nc.close().catch(() => undefined);
+          return;
+        }
         this.nc = nc;
         this.jsm = await nc.jetstreamManager();
         await this.ensureStream(this.jsm);

@@ -7,12 +7,14 @@ import type { Config } from '../config.js';
 import { createPlatform, type Platform } from '../platform.js';
 import type { Projection } from '../projections-api.js';
 import { migrateToLatest } from '../db/migrate.js';
+import type { OnlineRebuildReport } from '../projection-runner.js';
 import { tableChecksums, type TableChecksum } from '../read/checksums.js';
 import { verifyChain } from '../eventstore/verify.js';
 import { APPEND_LOCK_KEY } from '../eventstore/event-store.js';
 import { ensureOrganization, writeZuliprc } from '../services/bootstrap.js';
 import { createUser } from '../services/users.js';
 import { ALL_ROLES } from '../domain/roles.js';
+import { openReplaySource, parseReplayPoint, replayInto, targetConfig, type ReplayReport } from './replay.js';
 
 export type Out = (line: string) => void;
 
@@ -72,6 +74,31 @@ export async function rebuildCommand(config: Config, projections: readonly Proje
     out(`rebuilt ${reached} events in ${seconds.toFixed(2)} s (${eventsPerSecond} events/s)`);
     out(identical ? 'checksums: identical' : 'checksums: DIFFERENT');
     return { events: reached, seconds, eventsPerSecond, before, after, identical };
+  });
+}
+
+/**
+ * `rebuild --online`: new read tables are built beside the live ones while servers keep serving and
+ * projecting, then swapped in by one short transaction (ProjectionRunner.rebuildOnline).
+ */
+export async function onlineRebuildCommand(
+  config: Config,
+  projections: readonly Projection[],
+  out: Out,
+  options: { only?: readonly string[]; batchSize?: number } = {},
+): Promise<OnlineRebuildReport> {
+  return withPlatform(config, projections, async (p) => {
+    const head = await p.store.head();
+    const started = Date.now();
+    const report = await p.projections.rebuildOnline({
+      only: options.only,
+      batchSize: options.batchSize,
+      onProgress: (position) => out(`rebuild --online: shadow tables at ${position}/${head.position}`),
+    });
+    const seconds = (Date.now() - started) / 1000;
+    out(`rebuilt ${report.projections.join(', ')} online up to position ${report.reached} in ${seconds.toFixed(2)} s (${Math.round(report.reached / Math.max(seconds, 0.001))} events/s)`);
+    out(`switch: ${report.tail} tail events folded, projection lock held ${report.switchMs} ms`);
+    return report;
   });
 }
 
@@ -175,5 +202,25 @@ export async function createUserCommand(
     return { userId: created.user_id, apiKey: created.api_key };
   } finally {
     await platform.close();
+  }
+}
+
+/** Builds the read tables as they were at `until` (a position or an ISO time) into another, empty database. */
+export async function replayCommand(
+  config: Config,
+  projections: readonly Projection[],
+  out: Out,
+  input: { until: string; database: string },
+): Promise<ReplayReport> {
+  const point = parseReplayPoint(input.until);
+  const target = targetConfig(config, input.database);
+  if (target.databaseUrl ? target.databaseUrl === config.databaseUrl : !config.databaseUrl && target.dataDir === config.dataDir) {
+    throw new Error('--database must name another database than the source');
+  }
+  const source = await openReplaySource(config);
+  try {
+    return await replayInto(source.db, target, projections, point, out);
+  } finally {
+    await source.close();
   }
 }

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { allProjections } from '../../projections/index.js';
-import { createUserCommand, exportCommand, importCommand, migrateCommand, rebuildCommand, verifyCommand } from './commands.js';
+import { createUserCommand, exportCommand, importCommand, migrateCommand, onlineRebuildCommand, rebuildCommand, replayCommand, verifyCommand } from './commands.js';
 
 const out = (line: string) => console.log(line);
 // `export | head` closes the pipe early: that is not an error.
@@ -18,7 +18,13 @@ program.command('migrate').description('apply database migrations').action(async
 });
 
 program.command('rebuild').description('drop and refill every read table from the log; prints checksums before and after')
-  .action(async () => {
+  .option('--online', 'build new tables beside the live ones while servers keep serving, then swap them in (PostgreSQL)')
+  .option('--projection <name...>', 'with --online: only these projections')
+  .action(async (opts: { online?: boolean; projection?: string[] }) => {
+    if (opts.online) {
+      await onlineRebuildCommand(loadConfig(), allProjections, out, { only: opts.projection });
+      return;
+    }
     const report = await rebuildCommand(loadConfig(), allProjections, out);
     if (!report.identical) process.exitCode = 1;
   });
@@ -37,6 +43,13 @@ program.command('export').description('write the log as JSON lines').option('-o,
 program.command('import').description('load an export into an empty database and rebuild the read tables').argument('<file>')
   .action(async (file: string) => {
     await importCommand(loadConfig(), allProjections, out, file);
+  });
+
+program.command('replay').description('build the read tables as they were at a past moment into another, empty database')
+  .requiredOption('--until <point>', 'a log position, or an ISO 8601 time (the events that happened at or before it)')
+  .requiredOption('--database <target>', 'a PostgreSQL URL, or a directory for an embedded database (serve it with DATA_DIR=<dir>)')
+  .action(async (opts: { until: string; database: string }) => {
+    await replayCommand(loadConfig(), allProjections, out, opts);
   });
 
 program.command('create-user').description('create a user and write a zuliprc for it')

@@ -21,7 +21,8 @@ interface PendingAppend {
   reject(error: unknown): void;
 }
 
-type Listener = (head: number) => void;
+/** `count`: events this batch committed (the metrics' append counter). */
+type Listener = (head: number, count: number) => void;
 
 /**
  * The append-only log. Concurrent appends are grouped into one transaction (group commit): while
@@ -118,6 +119,7 @@ export class EventStore {
     const outcomes = batch.map((): StoredEvent[] | StreamVersionConflict => []);
     const cursor = batch.map(() => 0);
     let head = 0;
+    let count = 0;
     for (const row of rows) {
       const r = row.request;
       if (!row.ok) {
@@ -128,6 +130,7 @@ export class EventStore {
       const event = pending[r]![cursor[r]!++]!;
       const position = Number(row.out_position);
       head = Math.max(head, position);
+      count += 1;
       (outcomes[r] as StoredEvent[]).push({ ...event, position, stream_version: Number(row.out_version), hash: row.out_hash });
     }
     batch.forEach((request, i) => {
@@ -135,7 +138,7 @@ export class EventStore {
       if (outcome instanceof StreamVersionConflict) request.reject(outcome);
       else request.resolve(outcome);
     });
-    if (head > 0) for (const listener of this.listeners) listener(head);
+    if (head > 0) for (const listener of this.listeners) listener(head, count);
   }
 
   /** Events after `afterPosition`, in global order, upcast to their current schema. */

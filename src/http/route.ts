@@ -56,7 +56,7 @@ export function defineRoute<P = Record<string, unknown>>(app: FastifyInstance, s
   app.route({
     method: spec.method,
     url: spec.url,
-    config: { auth: spec.auth ?? 'user', limited: spec.rateLimit !== false },
+    config: { auth: spec.auth ?? 'user', limited: spec.rateLimit !== false, params: spec.params },
     handler: async (request, reply) => {
       const fields = fieldsOf(request);
       for (const name of pathNames) fields[name] = (request.params as Record<string, string>)[name];

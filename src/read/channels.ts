@@ -50,7 +50,11 @@ export function formatSubscription(
   return out;
 }
 
+/** Ids are PostgreSQL integers: anything outside that range names nothing (and must not reach a query). */
+export const isDbId = (n: number) => Number.isInteger(n) && n >= -2147483648 && n <= 2147483647;
+
 export async function getStreamById(db: Db, streamId: number): Promise<StreamRow | undefined> {
+  if (!isDbId(streamId)) return undefined;
   return db.selectFrom('streams').selectAll().where('id', '=', streamId).executeTakeFirst();
 }
 
@@ -69,6 +73,7 @@ export async function listActiveStreams(db: Db, realmId: number): Promise<Stream
 }
 
 export async function getSubscription(db: Db, userId: number, streamId: number): Promise<SubscriptionRow | undefined> {
+  if (!isDbId(userId) || !isDbId(streamId)) return undefined;
   return db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).where('stream_id', '=', streamId).executeTakeFirst();
 }
 

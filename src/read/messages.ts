@@ -17,10 +17,12 @@ export const MESSAGE_COLUMNS = [
 ] as const;
 
 export async function getMessageRow(db: Db, id: number): Promise<MessageRow | undefined> {
+  if (!Number.isInteger(id) || id <= 0 || id > 2_147_483_647) return undefined;
   return db.selectFrom('messages as m').select(MESSAGE_COLUMNS).where('m.id', '=', id).executeTakeFirst();
 }
 
 export async function getMessageRows(db: Db, ids: number[]): Promise<MessageRow[]> {
+  ids = ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647);
   if (ids.length === 0) return [];
   return db.selectFrom('messages as m').select(MESSAGE_COLUMNS).where('m.id', 'in', ids).orderBy('m.id').execute();
 }
@@ -47,15 +49,17 @@ export async function userMessageState(db: Db, viewerId: number, rows: MessageRo
   const bits = new Map<number, number>();
   const received = new Set<number>();
   if (ids.length === 0) return { bits, received };
-  const flagRows = await db.selectFrom('message_flags').select(['message_id', 'flags']).where('user_id', '=', viewerId).where('message_id', 'in', ids).execute();
-  for (const f of flagRows) bits.set(f.message_id, f.flags);
   const streamIds = [...new Set(rows.filter((r) => r.stream_id !== null).map((r) => r.stream_id!))];
-  const spans = streamIds.length === 0 ? [] : await db
-    .selectFrom('message_reception_spans')
-    .select(['stream_id', 'from_id', 'to_id'])
-    .where('user_id', '=', viewerId)
-    .where('stream_id', 'in', streamIds)
-    .execute();
+  const [flagRows, spans] = await Promise.all([
+    db.selectFrom('message_flags').select(['message_id', 'flags']).where('user_id', '=', viewerId).where('message_id', 'in', ids).execute(),
+    streamIds.length === 0 ? Promise.resolve([]) : db
+      .selectFrom('message_reception_spans')
+      .select(['stream_id', 'from_id', 'to_id'])
+      .where('user_id', '=', viewerId)
+      .where('stream_id', 'in', streamIds)
+      .execute(),
+  ]);
+  for (const f of flagRows) bits.set(f.message_id, f.flags);
   for (const r of rows) {
     if (r.sender_id === viewerId) received.add(r.id);
     else if (r.dm_key !== null) {
@@ -79,19 +83,19 @@ export async function formatMessages(
     userIds.add(r.sender_id);
     if (r.dm_key) for (const id of r.dm_key.split(',')) userIds.add(Number(id));
   }
-  const reactionRows = await db
-    .selectFrom('reactions')
-    .select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])
-    .where('message_id', 'in', ids)
-    .orderBy('position')
-    .execute();
-  for (const r of reactionRows) userIds.add(r.user_id);
   const streamIds = [...new Set(rows.filter((r) => r.stream_id !== null).map((r) => r.stream_id!))];
-  const [users, streams, state] = await Promise.all([
+  const [reactionRows, users, streams, state] = await Promise.all([
+    db.selectFrom('reactions')
+      .select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])
+      .where('message_id', 'in', ids)
+      .orderBy('position')
+      .execute(),
     db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute(),
     streamIds.length === 0 ? Promise.resolve([]) : db.selectFrom('streams').select(['id', 'name']).where('id', 'in', streamIds).execute(),
     userMessageState(db, viewer.user_id, rows),
   ]);
+  const reactors = [...new Set(reactionRows.map((r) => r.user_id))].filter((id) => !userIds.has(id));
+  if (reactors.length > 0) users.push(...(await db.selectFrom('users').selectAll().where('id', 'in', reactors).execute()));
   const usersById = new Map(users.map((u) => [u.id, u]));
   const streamNames = new Map(streams.map((s) => [s.id, s.name]));
   const reactionsByMessage = new Map<number, typeof reactionRows>();
@@ -212,7 +216,7 @@ export async function fetchMessages(db: Db, viewer: NarrowViewer, realm: RealmRo
   else if (params.anchor === 'first_unread') {
     const first = await sql<{ id: number }>`SELECT m.id FROM messages m WHERE ${where} AND ${unreadSql(viewer)} ORDER BY m.id ASC LIMIT 1`.execute(db);
     anchor = first.rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
-  } else anchor = params.anchor;
+  } else anchor = Math.min(params.anchor, LARGER_THAN_MAX_MESSAGE_ID);
 
   const columns = sql.raw(MESSAGE_COLUMNS.join(', '));
   const before = params.numBefore === 0 || anchor === 0 ? [] : (await sql<MessageRow>`
@@ -233,6 +237,7 @@ export async function fetchMessages(db: Db, viewer: NarrowViewer, realm: RealmRo
 /** Ids among `ids` that match the narrow for the viewer. */
 export async function idsMatchingNarrow(db: Db, viewer: NarrowViewer, realm: RealmRow, narrowInput: unknown, ids: number[]) {
   const narrow = await buildNarrow(db, viewer, realmHost(realm), parseNarrow(narrowInput));
+  ids = ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647);
   if (ids.length === 0) return { ids: [] as number[], searchTerms: narrow.searchTerms };
   const where = sql.join(narrow.conditions, sql` AND `);
   const rows = await sql<{ id: number }>`SELECT m.id FROM messages m WHERE ${where} AND m.id IN (${sql.join(ids)}) ORDER BY m.id`.execute(db);

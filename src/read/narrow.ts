@@ -78,7 +78,12 @@ const flagsSql = (userId: number) => sql`COALESCE((SELECT f.flags FROM message_f
 
 export function unreadSql(viewer: NarrowViewer): RawBuilder<unknown> {
   const flags = flagsSql(viewer.user_id);
-  return sql`(${receivedSql(viewer.user_id)} AND (${flags} & ${FlagBit.UNREAD} <> 0 OR (${flags} & ${FlagBit.READ} = 0 AND m.id > ${viewer.readThrough})))`;
+  // Nothing at or below this id can be unread: the watermark, or the oldest message marked unread.
+  // An uncorrelated subquery runs once, and the range lets the scan start there instead of at id 0.
+  const floor = sql`LEAST(${viewer.readThrough}::int8, COALESCE((SELECT min(fu.message_id) - 1 FROM message_flags fu
+    WHERE fu.user_id = ${viewer.user_id} AND fu.flags & ${FlagBit.UNREAD} <> 0), ${viewer.readThrough}::int8))`;
+  return sql`(m.id > ${floor} AND ${receivedSql(viewer.user_id)}
+    AND (${flags} & ${FlagBit.UNREAD} <> 0 OR (${flags} & ${FlagBit.READ} = 0 AND m.id > ${viewer.readThrough})))`;
 }
 
 /** Topic visibility policy of the viewer for the message's conversation (0 when none). */
@@ -95,6 +100,7 @@ export function mutedSql(userId: number): RawBuilder<unknown> {
 async function findStream(db: Db, viewer: Viewer, operand: unknown): Promise<StreamRow | undefined> {
   const q = db.selectFrom('streams').selectAll().where('realm_id', '=', viewer.realm_id);
   if (typeof operand === 'number' || (typeof operand === 'string' && /^\d+$/.test(operand))) {
+    if (!isDbInt(Number(operand))) return undefined;
     const byId = await q.where('id', '=', Number(operand)).executeTakeFirst();
     if (byId || typeof operand === 'number') return byId;
   }
@@ -104,6 +110,7 @@ async function findStream(db: Db, viewer: Viewer, operand: unknown): Promise<Str
 
 async function findUserId(db: Db, viewer: Viewer, realmHost: string, operand: unknown): Promise<number | undefined> {
   if (typeof operand === 'number' || (typeof operand === 'string' && /^\d+$/.test(operand))) {
+    if (!isDbInt(Number(operand))) return undefined;
     const user = await db.selectFrom('users').select(['id', 'realm_id']).where('id', '=', Number(operand)).executeTakeFirst();
     return user && user.realm_id === viewer.realm_id ? user.id : undefined;
   }
@@ -123,6 +130,10 @@ async function userIdList(db: Db, viewer: Viewer, realmHost: string, operand: un
   return ids;
 }
 
+const MAX_INT = 2_147_483_647;
+/** Ids beyond the integer column range match nothing (and must not reach PostgreSQL). */
+const isDbInt = (n: number) => Number.isInteger(n) && n >= 0 && n <= MAX_INT;
+
 const dmKey = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b).join(',');
 
 /**
@@ -136,7 +147,7 @@ export async function buildNarrow(db: Db, viewer: NarrowViewer, realmHost: strin
   const withTerm = terms.find((t) => t.operator === 'with');
   if (withTerm) {
     const id = Number(withTerm.operand);
-    if (!Number.isInteger(id)) throw badOperator(`invalid operand ${String(withTerm.operand)}`);
+    if (!isDbInt(id)) throw badOperator(`invalid operand ${String(withTerm.operand)}`);
     const target = await db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
     const visible = target ? await messageVisibleTo(db, viewer, target) : false;
     terms = terms.filter((t) => t.operator !== 'with');
@@ -276,7 +287,7 @@ export async function buildNarrow(db: Db, viewer: NarrowViewer, realmHost: strin
       }
       case 'id': {
         const id = Number(operand);
-        if (!Number.isInteger(id) || (typeof operand === 'string' && !/^\d+$/.test(operand))) throw badOperator(`invalid message ID ${String(operand)}`);
+        if (!isDbInt(id) || (typeof operand === 'string' && !/^\d+$/.test(operand))) throw badOperator(`invalid message ID ${String(operand)}`);
         cond = sql`m.id = ${id}`;
         break;
       }

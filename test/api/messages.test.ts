@@ -1,12 +1,15 @@
 import t from 'tap';
 import { startTestServer, Role } from '../helpers/server.js';
-import { createChannel, sendDm, sendStream, subscribe } from '../helpers/channels-fixture.js';
+import { createChannel, sendDm, sendStream, subscribe, unsubscribe } from '../helpers/channels-fixture.js';
 import { validateListedMessage, validateSingleMessage } from '../helpers/openapi-message.js';
 
 const newest = (narrow: unknown[] = [], extra: Record<string, unknown> = {}) => ({ anchor: 'newest', num_before: 100, num_after: 0, narrow, ...extra });
 
+// One server per file (each start costs seconds); every test uses its own users and channels.
+const shared = startTestServer(t);
+
 t.test('send and read: fields, flags, OpenAPI schema', async (t) => {
-  const s = await startTestServer(t);
+  const s = await shared;
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
   const sid = await createChannel(s, alice, 'general', [bob]);
@@ -47,6 +50,9 @@ t.test('send and read: fields, flags, OpenAPI schema', async (t) => {
 
   const own = await s.api('GET', '/messages', alice, newest());
   t.same(own.body.messages[0].flags, ['read'], 'the sender has read their own message');
+  const unreadOwn = await s.api('POST', '/messages', alice, { type: 'stream', to: 'general', topic: 'greetings', content: 'draft-like', read_by_sender: false });
+  t.same((await s.api('GET', `/messages/${unreadOwn.body.id}`, alice)).body.message.flags, [], 'read_by_sender: false leaves it unread');
+  await s.api('DELETE', `/messages/${unreadOwn.body.id}`, alice);
 
   const single = await s.api('GET', `/messages/${sent.body.id}`, bob);
   t.equal(single.status, 200);
@@ -69,25 +75,25 @@ t.test('send and read: fields, flags, OpenAPI schema', async (t) => {
 });
 
 t.test('send errors and limits', async (t) => {
-  const s = await startTestServer(t);
+  const s = await shared;
   const alice = await s.user(Role.MEMBER, 'Alice');
   const guest = await s.user(Role.GUEST, 'Guest');
   const mod = await s.user(Role.MODERATOR, 'Mod');
-  await createChannel(s, alice, 'open', []);
-  await createChannel(s, s.owner, 'secret', [], { invite_only: true });
-  await createChannel(s, s.owner, 'announce', [alice, mod], { stream_post_policy: 2 });
-  await createChannel(s, s.owner, 'mods', [alice, mod], { stream_post_policy: 4 });
+  await createChannel(s, alice, 'open-1', []);
+  await createChannel(s, s.owner, 'secret-1', [], { invite_only: true });
+  await createChannel(s, s.owner, 'announce-1', [alice, mod], { stream_post_policy: 2 });
+  await createChannel(s, s.owner, 'mods-1', [alice, mod], { stream_post_policy: 4 });
 
   const cases: Array<[Record<string, unknown>, string, string?]> = [
-    [{ type: 'stream', to: 'open', topic: 't', content: '   ' }, 'Message must not be empty'],
-    [{ type: 'stream', to: 'open', content: 'x' }, 'Missing topic'],
+    [{ type: 'stream', to: 'open-1', topic: 't', content: '   ' }, 'Message must not be empty'],
+    [{ type: 'stream', to: 'open-1', content: 'x' }, 'Missing topic'],
     [{ type: 'stream', to: 'nowhere', topic: 't', content: 'x' }, "Channel 'nowhere' does not exist", 'STREAM_DOES_NOT_EXIST'],
     [{ type: 'stream', to: '99999', topic: 't', content: 'x' }, "Channel with ID '99999' does not exist", 'STREAM_DOES_NOT_EXIST'],
-    [{ type: 'stream', to: 'secret', topic: 't', content: 'x' }, "Not authorized to send to channel 'secret'"],
-    [{ type: 'stream', to: 'announce', topic: 't', content: 'x' }, 'Only organization administrators can send to this channel.'],
+    [{ type: 'stream', to: 'secret-1', topic: 't', content: 'x' }, "Not authorized to send to channel 'secret-1'"],
+    [{ type: 'stream', to: 'announce-1', topic: 't', content: 'x' }, 'Only organization administrators can send to this channel.'],
     [{ type: 'private', to: JSON.stringify([99999]), content: 'x' }, 'Invalid user ID 99999'],
     [{ type: 'private', to: 'nobody@example.com', content: 'x' }, "Invalid email 'nobody@example.com'"],
-    [{ type: 'bogus', to: 'open', topic: 't', content: 'x' }, 'Invalid message type'],
+    [{ type: 'bogus', to: 'open-1', topic: 't', content: 'x' }, 'Invalid message type'],
   ];
   for (const [params, msg, code] of cases) {
     const r = await s.api('POST', '/messages', alice, params);
@@ -95,17 +101,17 @@ t.test('send errors and limits', async (t) => {
     t.equal(r.body.msg, msg);
     t.equal(r.body.code, code ?? 'BAD_REQUEST');
   }
-  const missingContent = await s.api('POST', '/messages', alice, { type: 'stream', to: 'open', topic: 't' });
+  const missingContent = await s.api('POST', '/messages', alice, { type: 'stream', to: 'open-1', topic: 't' });
   t.equal(missingContent.body.code, 'REQUEST_VARIABLE_MISSING');
-  const guestPost = await s.api('POST', '/messages', guest, { type: 'stream', to: 'open', topic: 't', content: 'x' });
-  t.equal(guestPost.body.msg, "Not authorized to send to channel 'open'", 'guests post only where subscribed');
-  t.equal((await s.api('POST', '/messages', mod, { type: 'stream', to: 'mods', topic: 't', content: 'x' })).status, 200);
-  t.equal((await s.api('POST', '/messages', alice, { type: 'stream', to: 'mods', topic: 't', content: 'x' })).body.msg,
+  const guestPost = await s.api('POST', '/messages', guest, { type: 'stream', to: 'open-1', topic: 't', content: 'x' });
+  t.equal(guestPost.body.msg, "Not authorized to send to channel 'open-1'", 'guests post only where subscribed');
+  t.equal((await s.api('POST', '/messages', mod, { type: 'stream', to: 'mods-1', topic: 't', content: 'x' })).status, 200);
+  t.equal((await s.api('POST', '/messages', alice, { type: 'stream', to: 'mods-1', topic: 't', content: 'x' })).body.msg,
     'Only organization administrators and moderators can send to this channel.');
-  t.equal((await s.api('POST', '/messages', s.owner, { type: 'stream', to: 'announce', topic: 't', content: 'x' })).status, 200);
+  t.equal((await s.api('POST', '/messages', s.owner, { type: 'stream', to: 'announce-1', topic: 't', content: 'x' })).status, 200);
 
   // Over-long content and topics are truncated, as the real server does.
-  const long = await s.api('POST', '/messages', alice, { type: 'stream', to: 'open', topic: 'x'.repeat(80), content: 'y'.repeat(10_050) });
+  const long = await s.api('POST', '/messages', alice, { type: 'stream', to: 'open-1', topic: 'x'.repeat(80), content: 'y'.repeat(10_050) });
   t.equal(long.status, 200);
   const read = await s.api('GET', `/messages/${long.body.id}`, alice, { apply_markdown: false });
   t.equal(read.body.message.subject, `${'x'.repeat(57)}...`);
@@ -116,12 +122,12 @@ t.test('send errors and limits', async (t) => {
 });
 
 t.test('anchors and windows', async (t) => {
-  const s = await startTestServer(t);
+  const s = await shared;
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
-  await createChannel(s, alice, 'general', [bob]);
+  await createChannel(s, alice, 'general-2', [bob]);
   const ids: number[] = [];
-  for (let i = 0; i < 6; i++) ids.push(await sendStream(s, alice, 'general', 'count', `message ${i}`));
+  for (let i = 0; i < 6; i++) ids.push(await sendStream(s, alice, 'general-2', 'count', `message ${i}`));
 
   const window = await s.api('GET', '/messages', bob, { anchor: String(ids[2]), num_before: 1, num_after: 2 });
   t.same(window.body.messages.map((m: { id: number }) => m.id), [ids[1], ids[2], ids[3], ids[4]]);
@@ -151,19 +157,19 @@ t.test('anchors and windows', async (t) => {
 });
 
 t.test('narrows', async (t) => {
-  const s = await startTestServer(t);
+  const s = await shared;
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
   const carol = await s.user(Role.MEMBER, 'Carol');
-  await createChannel(s, alice, 'general', [bob, carol]);
-  await createChannel(s, alice, 'random', [bob]);
+  await createChannel(s, alice, 'general-3', [bob, carol]);
+  await createChannel(s, alice, 'random-3', [bob]);
   const aw = await s.api('PUT', '/users/me/alert_words', bob, { alert_words: ['Pineapple'] });
   if (aw.status !== 200) await s.api('POST', '/users/me/alert_words', bob, { alert_words: ['Pineapple'] });
 
-  const a1 = await sendStream(s, alice, 'general', 'lunch', 'We are running late, see https://example.com');
-  const a2 = await sendStream(s, carol, 'general', 'Lunch', 'I like PINEAPPLE pizza');
-  const a3 = await sendStream(s, alice, 'random', 'misc', 'hello @**Bob** and @**all**');
-  const a4 = await sendStream(s, alice, 'general', '✔ solved', 'fixed it');
+  const a1 = await sendStream(s, alice, 'general-3', 'lunch', 'We are running late, see https://example.com');
+  const a2 = await sendStream(s, carol, 'general-3', 'Lunch', 'I like PINEAPPLE pizza');
+  const a3 = await sendStream(s, alice, 'random-3', 'misc', 'hello @**Bob** and @**all**');
+  const a4 = await sendStream(s, alice, 'general-3', '✔ solved', 'fixed it');
   const d1 = await sendDm(s, alice, [bob], 'direct one');
   const d2 = await sendDm(s, alice, [bob, carol], 'group one');
   await s.api('POST', '/messages/flags', bob, { messages: [a2], op: 'add', flag: 'starred' });
@@ -174,8 +180,8 @@ t.test('narrows', async (t) => {
     if (r.status !== 200) return r.body;
     return r.body.messages.map((m: { id: number }) => m.id);
   };
-  t.same(await ids([{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'lunch' }]), [a1, a2], 'topic is case-insensitive');
-  t.same(await ids([['stream', 'general'], ['topic', 'lunch']]), [a1, a2], 'pairs and legacy names');
+  t.same(await ids([{ operator: 'channel', operand: 'general-3' }, { operator: 'topic', operand: 'lunch' }]), [a1, a2], 'topic is case-insensitive');
+  t.same(await ids([['stream', 'general-3'], ['topic', 'lunch']]), [a1, a2], 'pairs and legacy names');
   t.same(await ids([{ operator: 'sender', operand: carol.id }]), [a2], 'sender by id');
   t.same(await ids([{ operator: 'sender', operand: carol.email }]), [a2], 'sender by email');
   t.same(await ids([{ operator: 'dm', operand: alice.email }]), [d1]);
@@ -192,10 +198,10 @@ t.test('narrows', async (t) => {
   t.same(await ids([{ operator: 'search', operand: 'run' }]), [a1], 'full-text search stems words');
   t.same(await ids([{ operator: 'search', operand: 'pineapple' }]), [a2]);
   t.same(await ids([{ operator: 'id', operand: a3 }]), [a3]);
-  t.same(await ids([{ operator: 'channel', operand: 'general' }, { operator: 'topic', operand: 'lunch', negated: true }]), [a4], 'negation');
+  t.same(await ids([{ operator: 'channel', operand: 'general-3' }, { operator: 'topic', operand: 'lunch', negated: true }]), [a4], 'negation');
   t.same(await ids([{ operator: 'channels', operand: 'public' }, { operator: 'sender', operand: alice.id }]), [a1, a3, a4]);
   t.same(await ids([{ operator: 'with', operand: a2 }]), [a1, a2], 'with: the conversation of that message');
-  t.same(await ids([{ operator: 'near', operand: a2 }, { operator: 'channel', operand: 'random' }]), [a3], 'near is ignored');
+  t.same(await ids([{ operator: 'near', operand: a2 }, { operator: 'channel', operand: 'random-3' }]), [a3], 'near is ignored');
   t.same(await ids([]), [a1, a2, a3, a4, d1, d2]);
   t.same(await ids([], carol), [a1, a2, a4, d2], "carol's history leaves out the channel she is not in and bob's DM");
 
@@ -216,7 +222,7 @@ t.test('narrows', async (t) => {
     [{ operator: 'has', operand: 'nonsense' }],
     [{ operator: 'channel', operand: 'missing' }],
     [{ operator: 'sender', operand: 'ghost@example.com' }],
-    [{ operator: 'channel', operand: 'general' }, { operator: 'is', operand: 'dm' }],
+    [{ operator: 'channel', operand: 'general-3' }, { operator: 'is', operand: 'dm' }],
     ['just a string'],
     [{ operator: 'topic' }],
   ]) {
@@ -227,19 +233,19 @@ t.test('narrows', async (t) => {
 });
 
 t.test('visibility: private channels, guests, DM outsiders', async (t) => {
-  const s = await startTestServer(t);
+  const s = await shared;
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
   const eve = await s.user(Role.MEMBER, 'Eve');
   const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
   const guest = await s.user(Role.GUEST, 'Guest');
-  await createChannel(s, alice, 'private-protected', [bob], { invite_only: true, history_public_to_subscribers: false });
-  await createChannel(s, alice, 'private-shared', [bob], { invite_only: true, history_public_to_subscribers: true });
-  await createChannel(s, alice, 'public', [bob]);
+  await createChannel(s, alice, 'private-protected-4', [bob], { invite_only: true, history_public_to_subscribers: false });
+  await createChannel(s, alice, 'private-shared-4', [bob], { invite_only: true, history_public_to_subscribers: true });
+  await createChannel(s, alice, 'public-4', [bob]);
 
-  const p1 = await sendStream(s, alice, 'private-protected', 't', 'before eve');
-  const s1 = await sendStream(s, alice, 'private-shared', 't', 'shared before eve');
-  const pub = await sendStream(s, alice, 'public', 't', 'public words');
+  const p1 = await sendStream(s, alice, 'private-protected-4', 't', 'before eve');
+  const s1 = await sendStream(s, alice, 'private-shared-4', 't', 'shared before eve');
+  const pub = await sendStream(s, alice, 'public-4', 't', 'public words');
   const dm = await sendDm(s, alice, [bob], 'just us');
 
   for (const outsider of [eve, admin, guest]) {
@@ -247,7 +253,7 @@ t.test('visibility: private channels, guests, DM outsiders', async (t) => {
       const r = await s.api('GET', `/messages/${id}`, outsider);
       t.equal(r.body.msg, 'Invalid message(s)', `${id} is hidden from an outsider`);
     }
-    const all = await s.api('GET', '/messages', outsider, newest([{ operator: 'channel', operand: 'private-protected' }]));
+    const all = await s.api('GET', '/messages', outsider, newest([{ operator: 'channel', operand: 'private-protected-4' }]));
     t.same(all.body.messages ?? [], [], 'a private channel narrow shows an outsider nothing');
     const matches = await s.api('GET', '/messages/matches_narrow', outsider, { msg_ids: [p1, s1, dm], narrow: [] });
     t.same(matches.body.messages, {});
@@ -260,13 +266,25 @@ t.test('visibility: private channels, guests, DM outsiders', async (t) => {
   t.equal((await s.api('GET', `/messages/${pub}`, guest)).body.msg, 'Invalid message(s)', 'guests do not');
 
   // Eve joins both private channels: the protected one shows only what she received.
-  await subscribe(s, alice, 'private-protected', [eve]);
-  await subscribe(s, alice, 'private-shared', [eve]);
-  const p2 = await sendStream(s, alice, 'private-protected', 't', 'after eve');
-  const protectedView = await s.api('GET', '/messages', eve, newest([{ operator: 'channel', operand: 'private-protected' }]));
+  await subscribe(s, alice, 'private-protected-4', [eve]);
+  await subscribe(s, alice, 'private-shared-4', [eve]);
+  const p2 = await sendStream(s, alice, 'private-protected-4', 't', 'after eve');
+  const protectedView = await s.api('GET', '/messages', eve, newest([{ operator: 'channel', operand: 'private-protected-4' }]));
   t.same(protectedView.body.messages.map((m: { id: number }) => m.id), [p2]);
   t.equal((await s.api('GET', `/messages/${p1}`, eve)).body.msg, 'Invalid message(s)');
-  const sharedView = await s.api('GET', '/messages', eve, newest([{ operator: 'channel', operand: 'private-shared' }]));
+  const sharedView = await s.api('GET', '/messages', eve, newest([{ operator: 'channel', operand: 'private-shared-4' }]));
   t.same(sharedView.body.messages.map((m: { id: number }) => m.id), [s1]);
+
+  // A public channel joined late: earlier messages are history (read), later ones are received;
+  // after leaving, new messages are not in the user's history any more.
+  await subscribe(s, alice, 'public-4', [eve]);
+  const pub2 = await sendStream(s, alice, 'public-4', 't', 'while eve is in');
+  const seen = await s.api('GET', '/messages', eve, newest([{ operator: 'channel', operand: 'public-4' }]));
+  t.same(seen.body.messages.map((m: { id: number; flags: string[] }) => [m.id, m.flags]), [[pub, ['read', 'historical']], [pub2, []]]);
+  await unsubscribe(s, eve, 'public-4', [eve]);
+  const pub3 = await sendStream(s, alice, 'public-4', 't', 'after eve left');
+  const history = await s.api('GET', '/messages', eve, newest([{ operator: 'sender', operand: alice.id }]));
+  t.same(history.body.messages.map((m: { id: number }) => m.id), [p2, pub2], "eve's history: only what she received");
+  t.equal((await s.api('GET', `/messages/${pub3}`, eve)).body.message.flags.includes('historical'), true);
 });
 

@@ -55,8 +55,15 @@ export function checkStreamName(raw: string): string {
   return name;
 }
 
+/** Strings nested in JSON parameters escape the form-level NUL check; the log and PostgreSQL text refuse NUL. */
+export function rejectNul(value: string, name: string): string {
+  if (value.includes('\u0000')) throw errors.badRequest(`${name} contains NULL (0x00) characters.`);
+  return value;
+}
+
 /** Descriptions are one line: the real server turns newlines into spaces. */
 export function normalizeDescription(raw: string): string {
+  rejectNul(raw, 'description');
   if (raw.length > MAX_STREAM_DESCRIPTION_LENGTH) {
     throw errors.badRequest(`description is too long (limit: ${MAX_STREAM_DESCRIPTION_LENGTH} characters)`);
   }
@@ -68,7 +75,8 @@ export function parseRetentionDays(value: string | number): number | null {
   if (value === 'unlimited' || value === 'forever') return -1;
   if (value === 'realm_default') return null;
   const n = typeof value === 'number' ? value : /^-?\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n <= 0) throw errors.badRequest(`Bad value for 'message_retention_days': ${value}`);
+  // The read model stores an integer column: larger values are refused here, not in a projection.
+  if (!Number.isInteger(n) || n <= 0 || n > 2147483647) throw errors.badRequest(`Bad value for 'message_retention_days': ${value}`);
   return n;
 }
 
@@ -199,8 +207,11 @@ export function decideUpdateStream(cmd: UpdateStreamCommand, stream: StreamState
   if (isWebPublic && !history) throw errors.badRequest('Invalid parameters');
   if (isWebPublic && isPrivate) throw errors.badRequest('Invalid parameters');
   if (!isPrivate && !history) throw errors.badRequest('Invalid parameters');
-  // Changing privacy needs real access: an administrator must be subscribed to a private channel.
-  if (c.is_private !== undefined && stream.invite_only && !cmd.actor_subscribed) throw errors.invalidChannelId();
+  // A default channel stays public: remove it from the defaults first (or in the same request).
+  if (isPrivate && (c.is_default_stream ?? stream.is_default)) throw errors.badRequest('A default channel cannot be private.');
+  // Changing a private channel's permissions needs real access: an administrator must be subscribed.
+  const touchesPermissions = c.is_private !== undefined || c.is_web_public !== undefined || c.history_public_to_subscribers !== undefined;
+  if (touchesPermissions && stream.invite_only && !cmd.actor_subscribed) throw errors.invalidChannelId();
   if (c.is_web_public) {
     if (!cmd.realm.web_public_streams_enabled) throw errors.badRequest('Web-public channels are not enabled.');
     if (!hasPolicy(cmd.realm.create_web_public_stream_policy, actor)) throw errors.badRequest('Insufficient permission');
@@ -227,12 +238,9 @@ export function decideUpdateStream(cmd: UpdateStreamCommand, stream: StreamState
       events[first] = { type: 'StreamPropertyChanged', data: { ...event.data, access } };
     }
   }
-  if (c.is_default_stream !== undefined) {
-    if (isPrivate && c.is_default_stream) throw errors.badRequest('A default channel cannot be private.');
-    if (c.is_default_stream !== stream.is_default) events.push(changed(stream, 'is_default', c.is_default_stream, stream.is_default));
-  } else if (isPrivate && stream.is_default) {
-    // A channel that becomes private stops being a default channel.
-    events.push(changed(stream, 'is_default', false, true));
+  if (c.is_default_stream !== undefined && c.is_default_stream !== stream.is_default) {
+    if (!isAdminRole(actor.role)) throw errors.mustBeAdmin();
+    events.push(changed(stream, 'is_default', c.is_default_stream, stream.is_default));
   }
   if (c.message_retention_days !== undefined) {
     if (actor.role !== Role.OWNER) throw errors.mustBeOwner();

@@ -84,7 +84,25 @@ export interface MessageState {
 export interface EditPolicy {
   allow_message_editing: boolean;
   message_content_edit_limit_seconds: number | null;
+  /** 1 members, 2 administrators, 3 full members, 4 moderators, 5 everyone, 6 nobody */
   edit_topic_policy: number;
+  move_messages_between_streams_policy?: number;
+}
+
+/** The organization's "who may" policies; administrators may always. */
+export function allowedByPolicy(role: number, policy: number): boolean {
+  if (isAdminRole(role)) return true;
+  switch (policy) {
+    case 1:
+    case 3:
+      return role !== Role.GUEST;
+    case 4:
+      return isModeratorOrAbove(role);
+    case 5:
+      return true;
+    default:
+      return false;
+  }
 }
 
 export interface EditCommand {
@@ -113,8 +131,11 @@ export function decideEditMessage(command: EditCommand, state: MessageState): Me
   const moving = command.new_topic !== null || command.new_stream_id !== null;
   if (moving) {
     if (state.stream_id === null) throw errors.badRequest('Direct messages cannot be moved.');
-    if (actor.user_id !== state.sender_id && actor.role === Role.GUEST) throw errors.badRequest("You don't have permission to edit this message");
-    if (command.new_stream_id !== null && command.new_stream_id !== state.stream_id && actor.role === Role.GUEST) {
+    if (command.new_topic !== null && command.new_topic !== state.topic && !allowedByPolicy(actor.role, command.policy.edit_topic_policy)) {
+      throw errors.badRequest("You don't have permission to edit this message");
+    }
+    if (command.new_stream_id !== null && command.new_stream_id !== state.stream_id
+      && !allowedByPolicy(actor.role, command.policy.move_messages_between_streams_policy ?? 1)) {
       throw errors.badRequest("You don't have permission to move this message");
     }
   }

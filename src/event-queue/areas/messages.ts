@@ -4,12 +4,12 @@ import type { DataOf } from '../../domain/events.js';
 import { FlagBit, flagsOf } from '../../domain/messages/flags.js';
 import { registerTranslator } from '../translators.js';
 import { registerSection } from '../sections.js';
-import { apiEmail } from '../../read/users.js';
-import { realmHost } from '../../read/realm.js';
+import { apiEmail, type UserRow } from '../../read/users.js';
+import { realmHost, type RealmRow } from '../../read/realm.js';
 import { messageObject, readThroughOf, unreadMessages } from '../../read/messages.js';
 import { receivedSql } from '../../read/narrow.js';
 import { renderTopicLinks, type Linkifier } from '../../markdown/index.js';
-import { messageReceiverIds } from '../../visibility.js';
+import { messageReceiversJsonSql } from '../../visibility.js';
 import type { ClientEvent, PreparedEvent } from '../types.js';
 
 async function linkifiersOf(db: Db, realmId: number): Promise<Linkifier[]> {
@@ -80,15 +80,23 @@ function matchesQueueNarrow(
 
 registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | null> => {
   const d = event.data as DataOf<'MessageSent'>;
-  const audience = new Set<number>(d.stream_id === null ? d.dm_user_ids : [...(await messageReceiverIds(db, d.stream_id, d.message_id)), d.sender_id]);
-  const userIds = [d.sender_id, ...d.dm_user_ids];
-  const [users, stream, realm, linkifiers] = await Promise.all([
-    db.selectFrom('users').selectAll().where('id', 'in', userIds).execute(),
-    d.stream_id === null ? Promise.resolve(undefined) : db.selectFrom('streams').select('name').where('id', '=', d.stream_id).executeTakeFirst(),
-    db.selectFrom('realms').selectAll().where('id', '=', d.realm_id).executeTakeFirst(),
-    d.stream_id === null ? Promise.resolve([]) : linkifiersOf(db, d.realm_id),
-  ]);
-  if (!realm) return null;
+  // Everything the event needs in one round trip: it is prepared once per message.
+  const userIds = [...new Set([d.sender_id, ...d.dm_user_ids])];
+  const { rows } = await sql<{ receivers: number[] | null; stream_name: string | null; realm: RealmRow | null; linkifiers: Linkifier[] | null; users: UserRow[] | null }>`
+    SELECT
+      ${d.stream_id === null ? sql`NULL` : messageReceiversJsonSql(d.stream_id, d.message_id)} AS receivers,
+      (SELECT st.name FROM streams st WHERE st.id = ${d.stream_id}) AS stream_name,
+      (SELECT row_to_json(r) FROM realms r WHERE r.id = ${d.realm_id}) AS realm,
+      ${d.stream_id === null ? sql`NULL` : sql`(SELECT json_agg(json_build_object('id', l.id, 'pattern', l.pattern, 'urlTemplate', l.url_template)
+        ORDER BY l."order", l.id) FROM linkifiers l WHERE l.realm_id = ${d.realm_id})`} AS linkifiers,
+      (SELECT json_agg(row_to_json(u)) FROM users u WHERE u.id IN (${sql.join(userIds)})) AS users`.execute(db);
+  const found = rows[0];
+  const realm = found?.realm;
+  if (!found || !realm) return null;
+  const audience = new Set<number>(d.stream_id === null ? d.dm_user_ids : [...(found.receivers ?? []), d.sender_id]);
+  const users = found.users ?? [];
+  const stream = found.stream_name === null ? undefined : { name: found.stream_name };
+  const linkifiers = found.linkifiers ?? [];
   const byId = new Map(users.map((u) => [u.id, u]));
   const row = {
     id: d.message_id,

@@ -9,6 +9,13 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const e = error as FastifyError & { code?: string; statusCode?: number };
   if (e.code && DB_UNAVAILABLE.has(e.code)) return errors.serviceUnavailable();
+  // A value the database cannot hold (an id past int4, text where a number belongs) is bad input.
+  if (e.code === '22003' || e.code === '22P02' || /out of range for type|invalid input syntax for type/.test(String(e.message))) {
+    return errors.badRequest('Invalid parameter: value out of range');
+  }
+  // SQLSTATE class 22 (data exception): a request value the database cannot hold, such as an id
+  // beyond the integer range or a NUL byte in text. The input is at fault, not the server.
+  if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code)) return errors.badRequest('Invalid parameter value');
   if (typeof e.message === 'string' && /Connection terminated|timeout exceeded when trying to connect/i.test(e.message)) {
     return errors.serviceUnavailable();
   }

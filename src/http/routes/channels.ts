@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
 import { errors } from '../../domain/errors.js';
-import { isAdminRole } from '../../domain/roles.js';
+import { Role, isAdminRole } from '../../domain/roles.js';
 import { MAX_STREAM_DESCRIPTION_LENGTH, MAX_TOPIC_LENGTH, checkVisibilityPolicy } from '../../domain/channels/decider.js';
 import {
   formatStream,
@@ -9,6 +9,7 @@ import {
   getActiveStreamByName,
   getStreamById,
   getSubscription,
+  isDbId,
   listActiveStreams,
   streamTopics,
   subscribersByStream,
@@ -21,6 +22,7 @@ import {
   setUserTopic,
   subscribe,
   unsubscribe,
+  checkOwnUnsubscribe,
   updateStream,
   type SubscribeInput,
   type UpdateStreamInput,
@@ -78,7 +80,7 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
         for (const s of await subscriptionsOfUser(ctx.db, user.bot_owner_id)) if (s.active) owners.add(s.stream_id);
       }
       // Guests cannot read public channels they are not in.
-      const includePublic = (params.include_public ?? true) && user.role !== 600;
+      const includePublic = (params.include_public ?? true) && user.role !== Role.GUEST;
       const chosen = streams.filter((s) =>
         (params.include_all_active ?? false) ||
         (includePublic && !s.invite_only) ||
@@ -128,7 +130,7 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
     handler: async ({ params, user }) => {
       const { stream, subscribed } = await visibleStream(user, params.stream_id);
       if (!canSeeSubscribers(viewerOf(user), stream, subscribed)) {
-        throw errors.badRequest(user.role === 600 ? 'Not allowed for guest users' : 'Unable to retrieve subscribers for private channel');
+        throw errors.badRequest(user.role === Role.GUEST ? 'Not allowed for guest users' : 'Unable to retrieve subscribers for private channel');
       }
       const subscribers = await subscribersByStream(ctx.db, [stream.id]);
       return { subscribers: subscribers.get(stream.id) ?? [] };
@@ -153,7 +155,7 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
     url: '/users/:user_id/subscriptions/:stream_id',
     params: { properties: { user_id: { type: 'integer' }, ...streamIdParam }, required: ['user_id', 'stream_id'] },
     handler: async ({ params, user }) => {
-      const target = await getUserById(ctx.db, params.user_id);
+      const target = isDbId(params.user_id) ? await getUserById(ctx.db, params.user_id) : undefined;
       if (!target || target.realm_id !== user.realm_id) throw errors.noSuchUser();
       const { stream, subscribed } = await visibleStream(user, params.stream_id);
       if (!canSeeSubscribers(viewerOf(user), stream, subscribed)) throw errors.invalidChannelId();
@@ -223,6 +225,7 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
       const add = params.add ?? [];
       const remove = params.delete ?? [];
       if (add.length === 0 && remove.length === 0) throw errors.badRequest('Nothing to do. Specify at least one of "add" or "delete".');
+      if (add.length > 0 && remove.length > 0) await checkOwnUnsubscribe(ctx, user, realm, remove);
       const added = add.length > 0 ? await subscribe(ctx, meta, user, realm, { subscriptions: add }) : { subscribed: {}, already_subscribed: {} };
       const removed = remove.length > 0 ? await unsubscribe(ctx, meta, user, realm, remove, undefined) : { removed: [], not_removed: [] };
       return { ...added, ...removed };
@@ -281,6 +284,31 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
     params: { properties: { ...streamIdParam }, required: ['stream_id'] },
     handler: async ({ params, user, realm, meta }) => {
       await archiveStream(ctx, meta, user, realm, params.stream_id);
+    },
+  });
+
+  // The dedicated default-channel endpoints (before is_default_stream existed on PATCH /streams).
+  defineRoute<{ stream_id: number }>(app, {
+    method: 'POST',
+    url: '/default_streams',
+    params: { properties: { ...streamIdParam }, required: ['stream_id'] },
+    handler: async ({ params, user, realm, meta }) => {
+      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+      const stream = await getStreamById(ctx.db, params.stream_id);
+      if (stream && stream.realm_id === realm.id && !stream.deactivated && stream.invite_only) {
+        throw errors.badRequest('Private channels cannot be made default.');
+      }
+      await updateStream(ctx, meta, user, realm, params.stream_id, { is_default_stream: true });
+    },
+  });
+
+  defineRoute<{ stream_id: number }>(app, {
+    method: 'DELETE',
+    url: '/default_streams',
+    params: { properties: { ...streamIdParam }, required: ['stream_id'] },
+    handler: async ({ params, user, realm, meta }) => {
+      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+      await updateStream(ctx, meta, user, realm, params.stream_id, { is_default_stream: false });
     },
   });
 

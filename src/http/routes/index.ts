@@ -11,6 +11,7 @@ import settingsRoutes from './settings.js';
 import alertWordRoutes from './alert-words.js';
 import typingRoutes from './typing.js';
 import messageRoutes from './messages.js';
+import auditRoutes from './audit.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -22,3 +23,4 @@ areaRoutes.push(pushRoutes);
 areaRoutes.push(attachmentRoutes);
 areaRoutes.push(settingsRoutes, alertWordRoutes, typingRoutes);
 areaRoutes.push(messageRoutes);
+areaRoutes.push(auditRoutes);

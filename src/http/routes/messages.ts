@@ -111,9 +111,8 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
     handler: async ({ params, user, realm }) => {
       const window = windowOf({ ...params, anchor: params.anchor === undefined ? undefined : String(params.anchor), narrow: narrowOf(params.narrow) });
       if (window.numBefore + window.numAfter > 5000) throw errors.badRequest('Too many messages requested (maximum 5000).');
-      const viewer = await narrowViewer(ctx.db, user);
+      const [viewer, data] = await Promise.all([narrowViewer(ctx.db, user), realmRenderData(ctx, realm.id)]);
       const found = await fetchMessages(ctx.db, viewer, realm, window);
-      const data = await realmRenderData(ctx, realm.id);
       const messages = await formatMessages(ctx.db, viewer, found.rows, {
         applyMarkdown: params.apply_markdown ?? true,
         clientGravatar: params.client_avatarhost ?? params.client_gravatar ?? true,

@@ -93,7 +93,8 @@ registerApplier('default_streams', (state, event) => {
 
 registerApplier('user_topic', (state, event) => {
   if (!state.user_topics) return;
-  state.user_topics = state.user_topics.filter((t: any) => !(t.stream_id === event.stream_id && t.topic_name === event.topic_name));
+  const topic = String(event.topic_name).toLowerCase();
+  state.user_topics = state.user_topics.filter((t: any) => !(t.stream_id === event.stream_id && t.topic_name.toLowerCase() === topic));
   if (event.visibility_policy !== 0) {
     state.user_topics.push({
       stream_id: event.stream_id,

@@ -155,7 +155,8 @@ t.test('updating a channel', async (t) => {
   t.match(decideUpdateStream(update({ is_default_stream: true }), stream), [{ data: { property: 'is_default', value: true } }]);
   t.throws(() => decideUpdateStream(update({ is_default_stream: true }), privateStream), { message: 'A default channel cannot be private.' });
   const defaultStream = { ...stream, is_default: true };
-  t.match(decideUpdateStream(update({ is_private: true }), defaultStream).map((e) => e.type === 'StreamPropertyChanged' && e.data.property), ['invite_only', 'history_public_to_subscribers', 'is_default']);
+  t.throws(() => decideUpdateStream(update({ is_private: true }), defaultStream), { message: 'A default channel cannot be private.' });
+  t.match(decideUpdateStream(update({ is_private: true, is_default_stream: false }), defaultStream).map((e) => e.type === 'StreamPropertyChanged' && e.data.property), ['invite_only', 'history_public_to_subscribers', 'is_default']);
 });
 
 t.test('archiving and subscription properties', async (t) => {

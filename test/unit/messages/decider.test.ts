@@ -63,6 +63,12 @@ t.test('edits', async (t) => {
   const [moved] = decideEditMessage(edit({ new_topic: 'other', moved_ids: [10, 11], propagate_mode: 'change_all' }), state);
   t.match(moved, { data: { message_ids: [10, 11], new_topic: 'other', content: null, attachment_paths: null } });
   t.throws(() => decideEditMessage(edit({ new_topic: 'x' }), { ...state, stream_id: null }), { message: 'Direct messages cannot be moved.' });
+  const guest = { user_id: 7, role: Role.GUEST, is_bot: false };
+  t.ok(decideEditMessage(edit({ new_topic: 'x', actor: guest }), state).length === 1, 'edit_topic_policy 5: everyone may rename topics');
+  t.throws(() => decideEditMessage(edit({ new_topic: 'x', actor: guest, policy: { ...edit({}).policy, edit_topic_policy: 1 } }), state));
+  t.throws(() => decideEditMessage(edit({ new_topic: 'x', policy: { ...edit({}).policy, edit_topic_policy: 2 } }), state), 'admins only');
+  t.ok(decideEditMessage(edit({ new_topic: 'x', actor: { user_id: 8, role: Role.ADMINISTRATOR, is_bot: false }, policy: { ...edit({}).policy, edit_topic_policy: 6 } }), state).length === 1);
+  t.throws(() => decideEditMessage(edit({ new_stream_id: 9, actor: guest }), state), { message: "You don't have permission to move this message" });
 });
 
 t.test('deletion and reactions', async (t) => {

@@ -1,0 +1,72 @@
+import { sql } from 'kysely';
+import type { Db } from './db/database.js';
+import type { Trx } from './projections-api.js';
+
+/**
+ * Shadow tables for `rebuild --online` (see docs/OPERATIONS.md). The new read tables are built in
+ * their own schema under the same names as the live ones; a fold transaction that puts this schema
+ * first on its search_path makes every projection's unqualified `users`, `messages`... resolve to
+ * the shadow copy, so the projections run unchanged. The log and the checkpoints stay in public.
+ */
+export const SHADOW_SCHEMA = 'projection_rebuild';
+
+/** Creates the shadow schema with an empty copy of each table (columns, defaults, generated columns, checks, indexes). */
+export async function createShadowTables(db: Db, tables: readonly string[]): Promise<void> {
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = ${SHADOW_SCHEMA}`.execute(db);
+  if (Number(rows[0]!.n) > 0) {
+    throw new Error(
+      `schema ${SHADOW_SCHEMA} exists: another online rebuild is running, or one was interrupted (then drop it: DROP SCHEMA ${SHADOW_SCHEMA} CASCADE)`,
+    );
+  }
+  await db.transaction().execute(async (trx) => {
+    await sql`CREATE SCHEMA ${sql.id(SHADOW_SCHEMA)}`.execute(trx);
+    for (const table of tables) {
+      await sql`CREATE TABLE ${sql.id(SHADOW_SCHEMA, table)} (LIKE ${sql.id('public', table)} INCLUDING ALL)`.execute(trx);
+    }
+  });
+}
+
+export async function dropShadowTables(db: Db): Promise<void> {
+  await sql`DROP SCHEMA IF EXISTS ${sql.id(SHADOW_SCHEMA)} CASCADE`.execute(db);
+}
+
+/** Inside a fold transaction: unqualified table names now mean the shadow tables. */
+export async function useShadowTables(trx: Trx): Promise<void> {
+  await sql`SELECT set_config('search_path', ${`${SHADOW_SCHEMA}, public`}, true)`.execute(trx);
+}
+
+/** An index definition without its name and schema, to pair a shadow index with the live one it copies. */
+function indexShape(indexdef: string): string {
+  return indexdef.replace(/^CREATE (UNIQUE )?INDEX \S+ ON (ONLY )?\S+ /, 'CREATE $1INDEX ON ');
+}
+
+/**
+ * Inside the switch transaction (projection lock held): each live table is dropped and its shadow
+ * takes its place in public. Index names are set back to the live ones (LIKE generates its own),
+ * so later migrations that name an index still find it. Nothing outside a projection's own tables
+ * refers to them (no foreign keys, views or triggers), which is what makes the swap safe.
+ */
+export async function swapInShadowTables(trx: Trx, tables: readonly string[]): Promise<void> {
+  for (const table of tables) {
+    const { rows: indexes } = await sql<{ schemaname: string; indexname: string; indexdef: string }>`
+      SELECT schemaname, indexname, indexdef FROM pg_indexes
+      WHERE tablename = ${table} AND schemaname IN ('public', ${SHADOW_SCHEMA})`.execute(trx);
+    const live = indexes.filter((i) => i.schemaname === 'public');
+    const shadow = indexes.filter((i) => i.schemaname === SHADOW_SCHEMA);
+    await sql`DROP TABLE ${sql.id('public', table)}`.execute(trx);
+    await sql`ALTER TABLE ${sql.id(SHADOW_SCHEMA, table)} SET SCHEMA public`.execute(trx);
+    const unmatched = [...shadow];
+    const renames: Array<{ from: string; to: string }> = [];
+    for (const old of live) {
+      const i = unmatched.findIndex((s) => indexShape(s.indexdef) === indexShape(old.indexdef));
+      if (i < 0) continue;
+      const [twin] = unmatched.splice(i, 1);
+      if (twin!.indexname !== old.indexname) renames.push({ from: twin!.indexname, to: old.indexname });
+    }
+    // Two steps, so that no rename collides with a name another shadow index still holds.
+    // Renaming a constraint's index renames the constraint too (primary keys, unique constraints).
+    for (const [n, r] of renames.entries()) await sql`ALTER INDEX ${sql.id('public', r.from)} RENAME TO ${sql.id(`${SHADOW_SCHEMA}_${n}`)}`.execute(trx);
+    for (const [n, r] of renames.entries()) await sql`ALTER INDEX ${sql.id('public', `${SHADOW_SCHEMA}_${n}`)} RENAME TO ${sql.id(r.to)}`.execute(trx);
+  }
+  await sql`DROP SCHEMA ${sql.id(SHADOW_SCHEMA)}`.execute(trx);
+}

@@ -1,0 +1,133 @@
+import { sql, type SqlBool, type Expression } from 'kysely';
+import type { Db } from '../db/database.js';
+
+/** One log entry as the audit API shows it: the envelope as stored (not upcast), secrets redacted. */
+export interface AuditEntry {
+  position: number;
+  event_id: string;
+  stream_id: string;
+  stream_version: number;
+  type: string;
+  schema_version: number;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  hash: string;
+}
+
+export interface AuditFilter {
+  realmId: number;
+  actorId?: number;
+  types?: readonly string[];
+  streamIds?: readonly string[];
+  /** ISO 8601 bounds on metadata.time, both inclusive. */
+  since?: string;
+  until?: string;
+  /** Cursor: only positions above it. */
+  after: number;
+  /** Inclusive upper bound on the position. */
+  maxPosition?: number;
+  limit: number;
+}
+
+export const REDACTED = '[redacted]';
+
+/**
+ * Fields that hold credentials or the means to take over an account: an API key, a password hash,
+ * the hash of an email-change confirmation key, a push device token. The audit trail shows that
+ * they changed and when, never their values.
+ */
+const SECRET_FIELDS = new Set(['api_key', 'password_hash', 'password', 'key_hash', 'token']);
+
+export function redactSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactSecrets);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(value as Record<string, unknown>)) {
+    out[name] = SECRET_FIELDS.has(name) && field !== null ? REDACTED : redactSecrets(field);
+  }
+  return out;
+}
+
+/** Streams whose id carries a secret (the email-change request stream is named after the key hash). */
+function redactStreamId(streamId: string): string {
+  return streamId.startsWith('email-change-') ? `email-change-${REDACTED}` : streamId;
+}
+
+type EventRow = {
+  position: number;
+  event_id: string;
+  stream_id: string;
+  stream_version: number;
+  type: string;
+  schema_version: number;
+  data: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  hash: string;
+};
+
+function toEntry(row: EventRow): AuditEntry {
+  return {
+    position: Number(row.position),
+    event_id: row.event_id,
+    stream_id: redactStreamId(row.stream_id),
+    stream_version: Number(row.stream_version),
+    type: row.type,
+    schema_version: row.schema_version,
+    data: redactSecrets(row.data) as Record<string, unknown>,
+    metadata: redactSecrets(row.metadata) as Record<string, unknown>,
+    hash: row.hash,
+  };
+}
+
+const COLUMNS = ['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'] as const;
+
+/** A page of the log in position order, after `filter.after`, matching every given filter. */
+export async function listAuditEvents(db: Db, filter: AuditFilter): Promise<AuditEntry[]> {
+  let query = db
+    .selectFrom('events')
+    .select(COLUMNS)
+    .where('position', '>', filter.after)
+    .where(sql<SqlBool>`(metadata->>'realm_id')::int = ${filter.realmId}`);
+  if (filter.maxPosition !== undefined) query = query.where('position', '<=', filter.maxPosition);
+  if (filter.actorId !== undefined) query = query.where(sql<SqlBool>`(metadata->>'actor_id')::int = ${filter.actorId}`);
+  if (filter.types && filter.types.length > 0) query = query.where('type', 'in', [...filter.types]);
+  if (filter.streamIds && filter.streamIds.length > 0) query = query.where('stream_id', 'in', [...filter.streamIds]);
+  if (filter.since !== undefined) query = query.where(sql<SqlBool>`(metadata->>'time')::timestamptz >= ${filter.since}::timestamptz`);
+  if (filter.until !== undefined) query = query.where(sql<SqlBool>`(metadata->>'time')::timestamptz <= ${filter.until}::timestamptz`);
+  const rows = await query.orderBy('position').limit(filter.limit).execute();
+  return rows.map((row) => toEntry(row as unknown as EventRow));
+}
+
+/** Event types that make up a message's life (per-user flags are left out: they are not the message's). */
+const MESSAGE_LIFE_TYPES = ['MessageSent', 'MessageEdited', 'MessagesDeleted', 'ReactionAdded', 'ReactionRemoved'];
+
+export interface MessageLife {
+  message_id: number;
+  deleted: boolean;
+  events: AuditEntry[];
+}
+
+/**
+ * Every event that touched one message, even after its deletion: its own stream (sent, edits,
+ * reactions, deletion), plus edits and deletions filed on another message's stream that list it
+ * in `message_ids` (a topic move or a topic deletion covers many messages with one event).
+ * null when the log never had such a message in this realm.
+ */
+export async function messageLife(db: Db, realmId: number, messageId: number): Promise<MessageLife | null> {
+  const asJson = JSON.stringify(messageId);
+  const covers: Expression<SqlBool> = sql<SqlBool>`(
+    stream_id = ${`message-${messageId}`}
+    OR (type IN ('MessageEdited', 'MessagesDeleted') AND data->'message_ids' @> ${asJson}::jsonb)
+    OR (type IN ('ReactionAdded', 'ReactionRemoved') AND data->'message_id' = ${asJson}::jsonb))`;
+  const rows = await db
+    .selectFrom('events')
+    .select(COLUMNS)
+    .where('type', 'in', MESSAGE_LIFE_TYPES)
+    .where(covers)
+    .where(sql<SqlBool>`(metadata->>'realm_id')::int = ${realmId}`)
+    .orderBy('position')
+    .execute();
+  const entries = rows.map((row) => toEntry(row as unknown as EventRow));
+  if (!entries.some((e) => e.type === 'MessageSent' && e.data.message_id === messageId)) return null;
+  return { message_id: messageId, deleted: entries.some((e) => e.type === 'MessagesDeleted'), events: entries };
+}

@@ -1,0 +1,451 @@
+/**
+ * Permission matrix (issue 9): every mutating route × every role. Each case gets a fresh actor and
+ * fresh objects, so the only thing that decides allow or deny is the actor's role. Expectations come
+ * from SPEC.md ("Authorization levels") and the OpenAPI file (x-requires-administrator, descriptions)
+ * with the real server's default organization settings.
+ */
+import t from 'tap';
+import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
+import { createChannel, sendStream } from '../helpers/channels-fixture.js';
+
+t.setTimeout(240_000);
+
+const ROLES = ['unauthenticated', 'deactivated', 'guest', 'member', 'moderator', 'administrator', 'owner', 'bot'] as const;
+type RoleName = (typeof ROLES)[number];
+type Expect = 'allow' | 'deny';
+
+const ACTIVE: RoleName[] = ['guest', 'member', 'moderator', 'administrator', 'owner', 'bot'];
+/** Who may act: everyone signed in and active. */
+const ALL = new Set<RoleName>(ACTIVE);
+/** Organization administrators (owners are administrators too). */
+const ADMINS = new Set<RoleName>(['administrator', 'owner']);
+/** Every non-guest: the real server's default for "members" policies (bots have the member role). */
+const NON_GUESTS = new Set<RoleName>(['member', 'moderator', 'administrator', 'owner', 'bot']);
+const NOBODY = new Set<RoleName>();
+/** Endpoints the real server marks @human_users_only. */
+const HUMANS = new Set<RoleName>(['guest', 'member', 'moderator', 'administrator', 'owner']);
+
+interface Ctx {
+  s: TestServer;
+  actor: TestUser;
+  /** A member who is not the actor; owns the shared channel's messages. */
+  other: TestUser;
+  channel: { id: number; name: string };
+  join(user: TestUser, name?: string): Promise<void>;
+  unique(prefix: string): string;
+}
+
+interface Case {
+  method: string;
+  path: string | ((c: Ctx) => Promise<string> | string);
+  params?: (c: Ctx) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  allowed: Set<RoleName>;
+  note?: string;
+  /** Sent as multipart (uploads). */
+  upload?: boolean;
+}
+
+let seq = 0;
+
+const CASES: Case[] = [
+  { method: 'POST', path: '/users/me/api_key/regenerate', allowed: ALL },
+  { method: 'POST', path: '/users', params: (c) => ({ email: `${c.unique('new')}@example.com`, full_name: 'New Person' }), allowed: ADMINS },
+  { method: 'POST', path: '/bots', params: (c) => ({ full_name: 'A Bot', short_name: c.unique('bot') }), allowed: NON_GUESTS },
+  { method: 'PATCH', path: async (c) => `/users/${(await c.s.user(Role.MEMBER, 'Target')).id}`, params: () => ({ full_name: 'Renamed' }), allowed: ADMINS },
+  { method: 'DELETE', path: async (c) => `/users/${(await c.s.user(Role.MEMBER, 'Target')).id}`, allowed: ADMINS },
+  { method: 'DELETE', path: '/users/me', allowed: ALL },
+  {
+    method: 'POST',
+    path: async (c) => {
+      const target = await c.s.user(Role.MEMBER, 'Target');
+      await c.s.api('DELETE', `/users/${target.id}`, c.s.owner);
+      return `/users/${target.id}/reactivate`;
+    },
+    allowed: ADMINS,
+  },
+  { method: 'PATCH', path: '/users/me/profile_data', params: () => ({ data: [] }), allowed: ALL },
+  { method: 'POST', path: '/realm/profile_fields', params: (c) => ({ name: c.unique('field'), field_type: 1 }), allowed: ADMINS },
+  { method: 'POST', path: '/register', params: () => ({ event_types: ['message'] }), allowed: ALL },
+  {
+    method: 'DELETE',
+    path: '/events',
+    params: async (c) => ({ queue_id: (await c.s.api('POST', '/register', c.actor, { event_types: ['message'] })).body.queue_id }),
+    allowed: ALL,
+  },
+  { method: 'POST', path: '/drafts', params: () => ({ drafts: [{ type: '', to: [], topic: '', content: 'draft' }] }), allowed: ALL },
+  {
+    method: 'PATCH',
+    path: async (c) => `/drafts/${(await c.s.api('POST', '/drafts', c.actor, { drafts: [{ type: '', to: [], topic: '', content: 'a' }] })).body.ids[0]}`,
+    params: () => ({ draft: { type: '', to: [], topic: '', content: 'b' } }),
+    allowed: ALL,
+  },
+  {
+    method: 'DELETE',
+    path: async (c) => `/drafts/${(await c.s.api('POST', '/drafts', c.actor, { drafts: [{ type: '', to: [], topic: '', content: 'a' }] })).body.ids[0]}`,
+    allowed: ALL,
+  },
+  { method: 'POST', path: '/users/me/subscriptions', params: (c) => ({ subscriptions: [{ name: c.unique('new channel') }] }), allowed: NON_GUESTS, note: 'create a channel' },
+  { method: 'POST', path: '/users/me/subscriptions', params: (c) => ({ subscriptions: [{ name: c.channel.name }] }), allowed: NON_GUESTS, note: 'join a public channel' },
+  {
+    method: 'DELETE',
+    path: '/users/me/subscriptions',
+    params: async (c) => {
+      await c.join(c.actor);
+      return { subscriptions: [c.channel.name] };
+    },
+    allowed: ALL,
+  },
+  {
+    method: 'PATCH',
+    path: '/users/me/subscriptions',
+    params: async (c) => {
+      await c.join(c.actor);
+      return { delete: [c.channel.name] };
+    },
+    allowed: ALL,
+  },
+  {
+    method: 'POST',
+    path: '/users/me/subscriptions/properties',
+    params: async (c) => {
+      await c.join(c.actor);
+      return { subscription_data: [{ stream_id: c.channel.id, property: 'pin_to_top', value: true }] };
+    },
+    allowed: ALL,
+  },
+  {
+    method: 'PATCH',
+    path: '/users/me/subscriptions/properties',
+    params: async (c) => {
+      await c.join(c.actor);
+      return { subscription_data: [{ stream_id: c.channel.id, property: 'color', value: '#123456' }] };
+    },
+    allowed: ALL,
+  },
+  {
+    method: 'POST',
+    path: '/users/me/subscriptions',
+    params: async (c) => ({ subscriptions: [{ name: c.channel.name }], principals: [(await c.s.user(Role.MEMBER, 'Invitee')).id] }),
+    allowed: NON_GUESTS,
+    note: 'subscribe someone else',
+  },
+  {
+    method: 'DELETE',
+    path: '/users/me/subscriptions',
+    params: async (c) => {
+      const target = await c.s.user(Role.MEMBER, 'Removed');
+      await c.join(target);
+      await c.join(c.actor);
+      return { subscriptions: [c.channel.name], principals: [target.id] };
+    },
+    allowed: ADMINS,
+    note: 'unsubscribe someone else',
+  },
+  { method: 'PATCH', path: async (c) => `/streams/${(await newChannel(c)).id}`, params: () => ({ description: 'new description' }), allowed: ADMINS },
+  { method: 'DELETE', path: async (c) => `/streams/${(await newChannel(c)).id}`, allowed: ADMINS },
+  { method: 'POST', path: '/default_streams', params: async (c) => ({ stream_id: (await newChannel(c)).id }), allowed: ADMINS },
+  {
+    method: 'DELETE',
+    path: '/default_streams',
+    params: async (c) => {
+      const channel = await newChannel(c);
+      await c.s.api('POST', '/default_streams', c.s.owner, { stream_id: channel.id });
+      return { stream_id: channel.id };
+    },
+    allowed: ADMINS,
+  },
+  {
+    method: 'POST',
+    path: '/user_topics',
+    params: async (c) => {
+      await c.join(c.actor);
+      return { stream_id: c.channel.id, topic: 'some topic', visibility_policy: 1 };
+    },
+    allowed: ALL,
+  },
+  { method: 'POST', path: '/realm/filters', params: (c) => ({ pattern: `${c.unique('P')}(?P<id>[0-9]+)`, url_template: 'https://example.com/{id}' }), allowed: ADMINS },
+  { method: 'PATCH', path: async (c) => `/realm/filters/${await newLinkifier(c)}`, params: (c) => ({ pattern: `${c.unique('Q')}(?P<id>[0-9]+)`, url_template: 'https://example.com/q/{id}' }), allowed: ADMINS },
+  { method: 'DELETE', path: async (c) => `/realm/filters/${await newLinkifier(c)}`, allowed: ADMINS },
+  {
+    method: 'PATCH',
+    path: '/realm/linkifiers',
+    params: async (c) => {
+      await newLinkifier(c);
+      const ids = (await c.s.api('GET', '/realm/linkifiers', c.s.owner)).body.linkifiers.map((l: { id: number }) => l.id);
+      return { ordered_linkifier_ids: [...ids].reverse() };
+    },
+    allowed: ADMINS,
+  },
+  { method: 'POST', path: '/realm/playgrounds', params: (c) => ({ name: c.unique('Play'), highlighter_language: 'Python', url_template: 'https://play.example.com/?c={code}' }), allowed: ADMINS },
+  {
+    method: 'DELETE',
+    path: async (c) => `/realm/playgrounds/${(await c.s.api('POST', '/realm/playgrounds', c.s.owner, { name: c.unique('Play'), highlighter_language: 'Python', url_template: 'https://p.example.com/{code}' })).body.id}`,
+    allowed: ADMINS,
+  },
+  { method: 'POST', path: '/user_groups/create', params: (c) => ({ name: c.unique('group'), description: 'd', members: [c.other.id] }), allowed: NON_GUESTS },
+  { method: 'PATCH', path: async (c) => `/user_groups/${await newGroup(c)}`, params: () => ({ description: 'changed' }), allowed: ADMINS, note: "someone else's group" },
+  { method: 'DELETE', path: async (c) => `/user_groups/${await newGroup(c)}`, allowed: ADMINS, note: "someone else's group" },
+  { method: 'POST', path: async (c) => `/user_groups/${await newGroup(c)}/members`, params: (c) => ({ add: [c.actor.id] }), allowed: ADMINS, note: "someone else's group" },
+  { method: 'POST', path: async (c) => `/user_groups/${await newGroup(c)}/subgroups`, params: async (c) => ({ add: [await newGroup(c)] }), allowed: ADMINS, note: "someone else's group" },
+  { method: 'POST', path: '/users/me/push_device_token', params: () => ({ token: 'a'.repeat(64), appid: 'org.example.app' }), allowed: ALL },
+  {
+    method: 'DELETE',
+    path: '/users/me/push_device_token',
+    params: async (c) => {
+      await c.s.api('POST', '/users/me/push_device_token', c.actor, { token: 'b'.repeat(64), appid: 'org.example.app' });
+      return { token: 'b'.repeat(64) };
+    },
+    allowed: ALL,
+  },
+  { method: 'POST', path: '/user_uploads', upload: true, allowed: ALL },
+  {
+    method: 'DELETE',
+    path: async (c) => {
+      const uploaded = await upload(c.s, c.actor);
+      const attachments = (await c.s.api('GET', '/attachments', c.actor)).body.attachments as Array<{ id: number; path_id: string }>;
+      const mine = attachments.find((a) => uploaded.includes(a.path_id)) ?? attachments[0];
+      return `/attachments/${mine?.id ?? 0}`;
+    },
+    allowed: ALL,
+    note: 'own attachment',
+  },
+  {
+    method: 'DELETE',
+    path: async (c) => {
+      const uploaded = await upload(c.s, c.other);
+      const attachments = (await c.s.api('GET', '/attachments', c.other)).body.attachments as Array<{ id: number; path_id: string }>;
+      return `/attachments/${(attachments.find((a) => uploaded.includes(a.path_id)) ?? attachments[0])!.id}`;
+    },
+    allowed: NOBODY,
+    note: "someone else's attachment",
+  },
+  { method: 'PATCH', path: '/settings', params: () => ({ twenty_four_hour_time: true }), allowed: HUMANS, note: 'bots: "This endpoint does not accept bot requests."' },
+  { method: 'PATCH', path: '/settings/display', params: () => ({ dense_mode: false }), allowed: HUMANS, note: 'bots: "This endpoint does not accept bot requests."' },
+  { method: 'PATCH', path: '/settings/notifications', params: () => ({ enable_sounds: false }), allowed: HUMANS, note: 'bots: "This endpoint does not accept bot requests."' },
+  { method: 'PATCH', path: '/realm/user_settings_defaults', params: () => ({ dense_mode: false }), allowed: ADMINS },
+  { method: 'POST', path: '/users/me/alert_words', params: () => ({ alert_words: ['perm'] }), allowed: ALL },
+  { method: 'DELETE', path: '/users/me/alert_words', params: () => ({ alert_words: ['perm'] }), allowed: ALL },
+  {
+    method: 'POST',
+    path: '/typing',
+    params: async (c) => {
+      await c.join(c.actor);
+      return { op: 'start', type: 'stream', stream_id: c.channel.id, topic: 'typing' };
+    },
+    allowed: ALL,
+  },
+  {
+    method: 'POST',
+    path: '/messages',
+    params: async (c) => {
+      await c.join(c.actor);
+      return { type: 'stream', to: c.channel.id, topic: 'hello', content: 'hi' };
+    },
+    allowed: ALL,
+  },
+  { method: 'POST', path: '/messages', params: (c) => ({ type: 'direct', to: [c.other.id], content: 'hi' }), allowed: ALL, note: 'direct message' },
+  { method: 'POST', path: '/messages/render', params: () => ({ content: '**bold**' }), allowed: ALL },
+  {
+    method: 'POST',
+    path: '/messages/flags',
+    params: async (c) => {
+      await c.join(c.actor);
+      return { messages: [await sendStream(c.s, c.other, c.channel.id, 'flags', 'x')], op: 'add', flag: 'starred' };
+    },
+    allowed: ALL,
+  },
+  {
+    method: 'POST',
+    path: '/messages/flags/narrow',
+    params: () => ({ anchor: 'oldest', num_before: 0, num_after: 10, narrow: [], op: 'add', flag: 'read' }),
+    allowed: ALL,
+  },
+  {
+    method: 'PATCH',
+    path: async (c) => {
+      await c.join(c.actor);
+      return `/messages/${await sendStream(c.s, c.actor, c.channel.id, 'edit', 'before')}`;
+    },
+    params: () => ({ content: 'after' }),
+    allowed: ALL,
+    note: 'own message content',
+  },
+  {
+    method: 'PATCH',
+    path: async (c) => {
+      await c.join(c.actor);
+      return `/messages/${await sendStream(c.s, c.other, c.channel.id, 'edit', 'before')}`;
+    },
+    params: () => ({ content: 'after' }),
+    allowed: NOBODY,
+    note: "someone else's message content",
+  },
+  {
+    method: 'DELETE',
+    path: async (c) => {
+      await c.join(c.actor);
+      return `/messages/${await sendStream(c.s, c.other, c.channel.id, 'delete', 'doomed')}`;
+    },
+    allowed: ADMINS,
+    note: "someone else's message",
+  },
+  {
+    method: 'POST',
+    path: async (c) => {
+      await c.join(c.actor);
+      return `/messages/${await sendStream(c.s, c.other, c.channel.id, 'react', 'x')}/reactions`;
+    },
+    params: () => ({ emoji_name: 'smile' }),
+    allowed: ALL,
+  },
+  {
+    method: 'DELETE',
+    path: async (c) => {
+      await c.join(c.actor);
+      const id = await sendStream(c.s, c.other, c.channel.id, 'react', 'x');
+      await c.s.api('POST', `/messages/${id}/reactions`, c.actor, { emoji_name: 'smile' });
+      return `/messages/${id}/reactions`;
+    },
+    params: () => ({ emoji_name: 'smile' }),
+    allowed: ALL,
+    note: 'own reaction',
+  },
+  { method: 'POST', path: '/mark_all_as_read', allowed: ALL },
+  {
+    method: 'POST',
+    path: '/mark_stream_as_read',
+    params: async (c) => {
+      await c.join(c.actor);
+      return { stream_id: c.channel.id };
+    },
+    allowed: ALL,
+  },
+  {
+    method: 'POST',
+    path: '/mark_topic_as_read',
+    params: async (c) => {
+      await c.join(c.actor);
+      return { stream_id: c.channel.id, topic_name: 'hello' };
+    },
+    allowed: ALL,
+  },
+  {
+    method: 'POST',
+    path: async (c) => {
+      await c.join(c.actor);
+      await sendStream(c.s, c.other, c.channel.id, 'doomed topic', 'x');
+      return `/streams/${c.channel.id}/delete_topic`;
+    },
+    params: () => ({ topic_name: 'doomed topic' }),
+    allowed: ADMINS,
+  },
+];
+
+async function newChannel(c: Ctx): Promise<{ id: number; name: string }> {
+  const name = c.unique('channel');
+  const id = await createChannel(c.s, c.s.owner, name, [c.actor].filter((u) => u.id !== c.s.owner.id));
+  return { id, name };
+}
+
+async function newLinkifier(c: Ctx): Promise<number> {
+  const r = await c.s.api('POST', '/realm/filters', c.s.owner, { pattern: `${c.unique('L')}(?P<id>[0-9]+)`, url_template: 'https://example.com/{id}' });
+  return r.body.id as number;
+}
+
+async function newGroup(c: Ctx): Promise<number> {
+  const r = await c.s.api('POST', '/user_groups/create', c.s.owner, { name: c.unique('group'), description: 'd', members: [c.other.id] });
+  return r.body.group_id as number;
+}
+
+async function upload(s: TestServer, as: TestUser | null): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob(['hello']), 'perm.txt');
+  const request = new Request('http://localhost/', { method: 'POST', body: form });
+  const response = await s.fastify.inject({
+    method: 'POST',
+    url: '/api/v1/user_uploads',
+    headers: { ...(as ? { authorization: as.auth } : {}), 'content-type': request.headers.get('content-type')! },
+    payload: Buffer.from(await request.arrayBuffer()),
+  });
+  return response.body;
+}
+
+const roleValue: Record<Exclude<RoleName, 'unauthenticated' | 'deactivated' | 'bot'>, number> = {
+  guest: Role.GUEST,
+  member: Role.MEMBER,
+  moderator: Role.MODERATOR,
+  administrator: Role.ADMINISTRATOR,
+  owner: Role.OWNER,
+};
+
+t.test('permission matrix: every mutating route × every role', async (t) => {
+  const s = await startTestServer(t);
+  const other = await s.user(Role.MEMBER, 'Other');
+  const channelName = 'permissions';
+  const channelId = await createChannel(s, s.owner, channelName, [other]);
+  const base = { s, other, channel: { id: channelId, name: channelName }, unique: (p: string) => `${p}${++seq}` };
+  const join = async (user: TestUser, name = channelName) => {
+    const r = await s.api('POST', '/users/me/subscriptions', s.owner, { subscriptions: [{ name }], principals: [user.id] });
+    if (r.status !== 200) throw new Error(`join: ${JSON.stringify(r.body)}`);
+  };
+
+  async function actorFor(role: RoleName): Promise<TestUser | null> {
+    switch (role) {
+      case 'unauthenticated':
+        return null;
+      case 'deactivated': {
+        const user = await s.user(Role.MEMBER, 'Deactivated');
+        await s.api('DELETE', `/users/${user.id}`, s.owner);
+        return user;
+      }
+      case 'bot': {
+        const owner = await s.user(Role.MEMBER, 'Bot Owner');
+        return s.user(Role.MEMBER, 'Bot', { bot_type: 1, bot_owner_id: owner.id });
+      }
+      default:
+        return s.user(roleValue[role], role);
+    }
+  }
+
+  const mutating = new Set(s.fastify.apiRoutes.filter((r) => r.method !== 'GET' && r.auth === 'user' && r.url.startsWith('/api/v1/')).map((r) => `${r.method} ${r.url}`));
+  const covered = new Set<string>();
+  const mismatches: string[] = [];
+  const table: string[] = [];
+  for (const kase of CASES) {
+    const row: string[] = [];
+    for (const role of ROLES) {
+      const actor = await actorFor(role);
+      // Objects the request needs are made for (or owned by) a stand-in when there is no usable actor.
+      const subject = actor && role !== 'deactivated' ? actor : await s.user(Role.MEMBER, 'Stand-in');
+      const c: Ctx = { ...base, actor: subject, join };
+      const path = typeof kase.path === 'string' ? kase.path : await kase.path(c);
+      const params = kase.params ? await kase.params(c) : {};
+      const full = `/api/v1${path}`;
+      const candidates = s.fastify.apiRoutes.filter((route) => route.method === kase.method && new RegExp(`^${route.url.replace(/:[a-zA-Z_]+/g, '[^/]+')}$`).test(full));
+      // Like the router, a literal path wins over a parametric one.
+      const template = candidates.find((route) => route.url === full) ?? candidates[0];
+      if (template) covered.add(`${template.method} ${template.url}`);
+      const r = kase.upload
+        ? await (async () => {
+            const body = await upload(s, actor);
+            return { status: JSON.parse(body).result === 'success' ? 200 : 400, body: JSON.parse(body) };
+          })()
+        : await s.api(kase.method, path, actor, params);
+      const expected: Expect = kase.allowed.has(role) ? 'allow' : 'deny';
+      const got: Expect = r.status >= 200 && r.status < 300 ? 'allow' : 'deny';
+      row.push(got === 'allow' ? 'Y' : '-');
+      const label = `${kase.method} ${typeof kase.path === 'string' ? kase.path : path}${kase.note ? ` (${kase.note})` : ''} as ${role}`;
+      if (got !== expected) mismatches.push(`${label}: expected ${expected}, got ${r.status} ${JSON.stringify(r.body).slice(0, 160)}`);
+      if (got === 'deny') {
+        if (r.status < 400 || r.status >= 500 || r.body?.result !== 'error') mismatches.push(`${label}: a denial must be a 4xx error envelope, got ${r.status}`);
+        if (role === 'unauthenticated' && r.body?.code !== 'UNAUTHORIZED') mismatches.push(`${label}: code ${r.body?.code}, expected UNAUTHORIZED`);
+        if (role === 'deactivated' && r.body?.code !== 'USER_DEACTIVATED') mismatches.push(`${label}: code ${r.body?.code}, expected USER_DEACTIVATED`);
+      }
+    }
+    table.push(`${row.join(' ')}  ${kase.method} ${typeof kase.path === 'string' ? kase.path : '(…)'}${kase.note ? ` (${kase.note})` : ''}`);
+  }
+  t.comment(`allowed (Y) / denied (-) per role: ${ROLES.join(' ')}`);
+  for (const line of table) t.comment(line);
+  t.same(mismatches, [], 'every role gets exactly the access the real server gives it');
+  t.same([...mutating].filter((r) => !covered.has(r) && r !== 'POST /api/v1/fetch_api_key'), [], 'every mutating route is in the matrix');
+});
