@@ -2,9 +2,19 @@ import { defineProjection } from './define.js';
 
 export const channelsProjection = defineProjection({
   name: 'channels',
-  version: 3,
+  version: 4,
   tables: ['streams', 'subscriptions', 'user_topics'],
   handlers: {
+    // A channel's first message id is set by its first message (deletions move it on).
+    MessageSent: async (trx, d) => {
+      if (d.stream_id === null) return;
+      await trx
+        .updateTable('streams')
+        .set({ first_message_id: d.message_id })
+        .where('id', '=', d.stream_id)
+        .where((eb) => eb.or([eb('first_message_id', 'is', null), eb('first_message_id', '>', d.message_id)]))
+        .execute();
+    },
     StreamCreated: async (trx, d, e) => {
       await trx
         .insertInto('streams')

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import { createPlatform, type Platform } from './platform.js';
 import type { Projection } from './projections-api.js';
@@ -35,6 +36,8 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
     logger: options.logger ?? false,
     bodyLimit: 30 * 1024 * 1024,
     requestIdHeader: 'x-request-id',
+    // Request ids end up in event metadata: unique across restarts and replicas, unlike fastify's counter.
+    genReqId: () => randomUUID(),
     forceCloseConnections: true,
   });
   await fastify.register(app, { services: { ctx: platform, queues } });

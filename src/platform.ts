@@ -1,5 +1,5 @@
 import type { Config } from './config.js';
-import { openDatabase, type DatabaseHandle } from './db/database.js';
+import { openDatabase, rememberMemoryTemplate, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { EventStore } from './eventstore/event-store.js';
 import type { Bus } from './bus/bus.js';
@@ -40,6 +40,7 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
   }
   const db = database.db;
   await migrateToLatest(db);
+  if (options.inMemory) await rememberMemoryTemplate(database);
   const store = new EventStore(db);
   const bus: Bus = config.natsUrl ? new NatsBus(config.natsUrl, config.natsStream) : new InProcessBus();
   const projections = new ProjectionRunner(db, store, options.projections, bus);

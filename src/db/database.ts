@@ -1,7 +1,9 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
 import type { Database } from './schema.js';
 import { PGlitePool } from './pglite-pool.js';
 
@@ -13,6 +15,8 @@ export type Db = Kysely<Database>;
 export interface DatabaseHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /** The embedded instance, when kind is 'pglite'. */
+  pglite?: PGlite;
   close(): Promise<void>;
 }
 
@@ -36,11 +40,37 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     mkdirSync(options.dataDir, { recursive: true });
     pglite = await openEmbeddedDirectory(options.dataDir);
   } else {
-    pglite = await PGlite.create();
+    pglite = await PGlite.create({ ...(await compiledModules()), ...(memoryTemplate ? { loadDataDir: memoryTemplate } : {}) });
   }
   const pool = new PGlitePool(pglite);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  return { db, kind: 'pglite', pglite, close: () => db.destroy() };
+}
+
+/*
+ * In-memory databases (tests) start from a template: PGlite's WebAssembly is compiled once per
+ * process, and a migrated empty database is dumped once and loaded by the next ones, skipping
+ * initdb and the migrations (about 4x faster than a fresh instance).
+ */
+let modules: Promise<{ pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
+let memoryTemplate: Blob | undefined;
+
+function compiledModules() {
+  modules ??= (async () => {
+    const dist = path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), '');
+    const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
+      WebAssembly.compile(readFileSync(path.join(dist, 'pglite.wasm'))),
+      WebAssembly.compile(readFileSync(path.join(dist, 'initdb.wasm'))),
+    ]);
+    return { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([readFileSync(path.join(dist, 'pglite.data'))]) };
+  })();
+  return modules;
+}
+
+/** Keeps a freshly migrated in-memory database as the template for the next ones in this process. */
+export async function rememberMemoryTemplate(handle: DatabaseHandle): Promise<void> {
+  if (memoryTemplate || !handle.pglite) return;
+  memoryTemplate = (await handle.pglite.dumpDataDir('none')) as Blob;
 }
 
 async function openEmbeddedDirectory(dir: string): Promise<PGlite> {

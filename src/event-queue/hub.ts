@@ -53,6 +53,11 @@ export class EventQueueHub {
   advance(position: number): void {
     if (this.stopped || position <= this.target) return;
     this.target = position;
+    // Nobody is blocked: nothing to offer. A poll that arrives later reads the log itself first.
+    if (!this.scanning && this.pollsByUser.size === 0) {
+      this.scanned = position;
+      return;
+    }
     if (!this.scanning) {
       // A scan still running when the server shuts down fails on the closed database: expected then.
       this.scanning = this.scan()

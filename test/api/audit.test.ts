@@ -1,6 +1,17 @@
 import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import { parse } from 'yaml';
 import { startTestServer, Role, encodeParams } from '../helpers/server.js';
 import { createChannel, sendStream } from '../helpers/channels-fixture.js';
+
+// Responses must match what docs/audit-openapi.yaml promises.
+const spec = parse(readFileSync(new URL('../../docs/audit-openapi.yaml', import.meta.url), 'utf8'));
+const ajv = new Ajv({ strict: false, validateFormats: false });
+ajv.addSchema(spec, 'audit');
+const documented = (path: string) => ajv.compile({ $ref: `audit#/paths/${path.replace(/\//g, '~1')}/get/responses/200/content/application~1json/schema` });
+const eventsResponse = documented('/audit/events');
+const messageResponse = documented('/audit/messages/{message_id}');
 
 t.test('audit API: only owners and administrators', async (t) => {
   const s = await startTestServer(t);
@@ -47,6 +58,7 @@ t.test('audit API: entries, filters, cursor pagination and redaction', async (t)
   t.match(entries[0]!.hash, /^[0-9a-f]{64}$/);
   t.equal(all.body.next_after, null, 'everything fit in one page');
   t.equal(all.body.head_position, entries[entries.length - 1]!.position);
+  t.ok(eventsResponse(all.body), `documented shape: ${ajv.errorsText(eventsResponse.errors)}`);
 
   const text = JSON.stringify(all.body);
   t.notOk(text.includes(alice.apiKey), 'the API key never appears');
@@ -126,6 +138,7 @@ t.test("audit API: a message's whole life, even after deletion", async (t) => {
   t.equal(life.status, 200);
   t.equal(life.body.message_id, m);
   t.equal(life.body.deleted, true);
+  t.ok(messageResponse(life.body), `documented shape: ${ajv.errorsText(messageResponse.errors)}`);
   const types = life.body.events.map((e: any) => e.type);
   t.same(types, ['MessageSent', 'MessageEdited', 'MessageEdited', 'MessageEdited', 'ReactionAdded', 'ReactionRemoved', 'MessagesDeleted']);
   const [sent, edit, move, channelMove] = life.body.events;

@@ -13,7 +13,8 @@ t.test('edit, history, delete', async (t) => {
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
   await createChannel(s, alice, 'general', [bob]);
-  await createChannel(s, alice, 'other', [bob]);
+  const carol = await s.user(Role.MEMBER, 'Carol');
+  await createChannel(s, alice, 'other', [bob, carol]);
   const m1 = await sendStream(s, alice, 'general', 'old topic', 'first version');
   const m2 = await sendStream(s, alice, 'general', 'old topic', 'second message');
   const m3 = await sendStream(s, alice, 'general', 'old topic', 'third message');
@@ -47,6 +48,8 @@ t.test('edit, history, delete', async (t) => {
   t.equal(streamMove.status, 200, JSON.stringify(streamMove.body));
   const inOther = await s.api('GET', '/messages', bob, newest([{ operator: 'channel', operand: 'other' }]));
   t.same(inOther.body.messages.map((m: { id: number }) => m.id), [m3]);
+  const carolView = await s.api('GET', `/messages/${m3}`, carol);
+  t.same(carolView.body.message.flags, ['read'], 'a subscriber of the new channel gains the moved message as read');
 
   const cannot = await s.api('DELETE', `/messages/${m1}`, bob);
   t.equal(cannot.status, 400);

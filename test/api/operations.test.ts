@@ -156,7 +156,7 @@ t.test('logs are JSON with the request id that the events carry', async (t) => {
   t.equal((await send({})).statusCode, 200);
   const generated = await server.platform.db.selectFrom('events').select(['metadata']).where('type', '=', 'StreamCreated').orderBy('position', 'desc').executeTakeFirstOrThrow();
   const id = generated.metadata.request_id as string;
-  t.not(id, 'ops-log-7');
+  t.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a generated id is a UUID (unique across restarts and replicas)');
   const logged = lines.filter((l) => l.reqId === id);
   t.ok(logged.some((l) => l.msg === 'incoming request' && l.req?.url === '/api/v1/users/me/subscriptions'), 'a generated id is logged as stored');
   t.ok(logged.some((l) => l.msg === 'request completed' && l.res?.statusCode === 200));

@@ -11,6 +11,10 @@ import { replayInto, parseReplayPoint, targetConfig } from '../../src/cli/replay
 import { replayCommand } from '../../src/cli/commands.js';
 import { buildServer } from '../../src/build-server.js';
 import type { Config } from '../../src/config.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
 
 const tables = allProjections.flatMap((p) => p.tables);
 
@@ -120,6 +124,15 @@ t.test('replay CLI: --until an ISO time, from the configured database into a new
     const replayed = await checksumsOf(targetConfig(source, database));
     t.same(replayed.sums, observed, 'read tables as they were at that time');
   }
+  // The same through the command line.
+  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+  const cli = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'replay', '--until', String(head), '--database', path.join(dir, 'by-cli')], {
+    cwd: root,
+    env: { ...process.env, DATA_DIR: source.dataDir, DATABASE_URL: source.databaseUrl ?? '', NATS_URL: '' },
+  });
+  t.match(cli.stdout, new RegExp(`replayed ${head} events up to position ${head}`));
+  t.same((await checksumsOf(targetConfig(source, path.join(dir, 'by-cli')))).sums, observed, 'the CLI builds the same tables');
+
   await t.rejects(replayCommand(source, allProjections, () => {}, { until: 'last tuesday', database: path.join(dir, 'x') }), /ISO 8601/);
   await t.rejects(
     replayCommand(source, allProjections, () => {}, { until: '1', database: source.databaseUrl ?? source.dataDir }),

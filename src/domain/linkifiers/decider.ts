@@ -62,6 +62,9 @@ export function validateLinkifier(pattern: string, urlTemplate: string): void {
   const groups = new Set(namedGroups(regex));
   const variables = templateVariables(urlTemplate);
   if (variables === null) throw invalid('url_template', 'Invalid URL template.');
+  // The real server checks the expanded template with a URL validator (http, https, ftp, ftps):
+  // a javascript: or data: template would only ever make a link that rendering has to drop.
+  if (!/^(https?|ftps?):\/\//i.test(urlTemplate.trim())) throw invalid('url_template', 'Invalid URL template.');
   for (const name of variables) {
     if (!groups.has(name)) throw invalid('__all__', `Group '${name}' in URL template is not present in linkifier pattern.`);
   }

@@ -56,6 +56,13 @@ function removeUnread(u: Unread, ids: number[]): number {
 
 registerApplier('message', (state: State, event, ctx) => {
   const m = event.message;
+  // Clients set a channel's first_message_id from its first message; no stream event says so.
+  if (m.type === 'stream') {
+    for (const list of [state.subscriptions, state.unsubscribed, state.never_subscribed, state.streams]) {
+      const stream = (list ?? []).find((s: { stream_id: number }) => s.stream_id === m.stream_id);
+      if (stream && 'first_message_id' in stream && (stream.first_message_id === null || stream.first_message_id > m.id)) stream.first_message_id = m.id;
+    }
+  }
   if ('max_message_id' in state) state.max_message_id = Math.max(state.max_message_id, m.id);
   const flags: string[] = event.flags ?? [];
   if (state.unread_msgs && !flags.includes('read')) {
