@@ -32,8 +32,18 @@ function basicCredentials(request: FastifyRequest): { email: string; key: string
 async function authPlugin(app: FastifyInstance, opts: { ctx: ServiceContext }): Promise<void> {
   app.decorateRequest('user', null);
   app.decorateRequest('realmRow', null);
-  app.addHook('onRequest', async (request) => {
+  // The realm row changes only through events: one shared copy per projected position saves a
+  // query per request and memory per blocked long-poll.
+  let cached: { position: number; realm: RealmRow } | undefined;
+  const currentRealm = async (): Promise<RealmRow | undefined> => {
+    const position = opts.ctx.projectedPosition();
+    if (cached && cached.position === position) return cached.realm;
     const realm = await getDefaultRealm(opts.ctx.db);
+    if (realm) cached = { position, realm };
+    return realm;
+  };
+  app.addHook('onRequest', async (request) => {
+    const realm = await currentRealm();
     request.realmRow = realm ?? null;
     const auth = request.routeOptions.config?.auth;
     if (auth !== 'user') return;
