@@ -290,8 +290,11 @@ t.test('turning draft synchronization off deletes server drafts', async (t) => {
   const created = await s.api('POST', '/drafts', alice, { drafts: [{ type: '', to: [], topic: '', content: 'keep me?' }] });
   t.equal(created.status, 200);
   t.equal((await s.api('GET', '/drafts', alice)).body.count, 1);
+  const queue = await s.api('POST', '/register', alice, { event_types: ['drafts'] });
   const off = await s.api('PATCH', '/settings', alice, { enable_drafts_synchronization: false });
   t.equal(off.status, 200);
+  const events = await s.api('GET', '/events', alice, { queue_id: queue.body.queue_id, last_event_id: queue.body.last_event_id, dont_block: true });
+  t.match(events.body.events, [{ type: 'drafts', op: 'remove', draft_id: created.body.ids[0] }], 'clients are told the server drafts are gone');
   const left = await s.platform.db.selectFrom('drafts').selectAll().where('user_id', '=', alice.id).execute();
   t.same(left, [], 'the drafts are gone from the server');
   const refused = await s.api('POST', '/drafts', alice, { drafts: [{ type: '', to: [], topic: '', content: 'new' }] });

@@ -16,8 +16,8 @@ registerTranslator('DraftUpdated', async (event) => {
 
 registerTranslator('DraftDeleted', async (event) => {
   const d = event.data as DataOf<'DraftDeleted'>;
-  // Turning synchronization off deletes the server copies only; clients keep theirs.
-  if (d.reason === 'sync_disabled') return null;
+  // Also when synchronization is turned off: the server copies are gone, and every client's
+  // registered state must say so (a fresh /register returns no drafts then).
   return { audience: new Set([d.user_id]), forUser: () => [{ type: 'drafts', op: 'remove', draft_id: d.draft_id }] };
 });
 
