@@ -136,7 +136,7 @@ export class QueueService {
     const { queue, ackedId: stored } = await this.loadQueue(queueId, user);
     const ackedId = Math.max(stored, lastEventId ?? stored);
     await this.touch(queueId, ackedId);
-    const recipient: Recipient = { user, realm, queue: queue.options as unknown as QueueOptions, queueId };
+    const recipient: Recipient = { user: slimUser(user), realm, queue: queue.options as unknown as QueueOptions, queueId };
     for (;;) {
       const upTo = this.ctx.projectedPosition();
       const { events } = await this.hub.pending(recipient, ackedId, upTo);
@@ -233,4 +233,19 @@ export class QueueService {
     if (this.sweeper) clearInterval(this.sweeper);
     this.hub.releaseAll();
   }
+}
+
+/**
+ * A blocked poll keeps its recipient alive for up to a heartbeat interval: keep only what
+ * translators read (id, role, realm, the typing setting), not the whole settings object and secrets.
+ */
+function slimUser(user: UserRow): UserRow {
+  const settings = user.settings as Record<string, unknown>;
+  return {
+    ...user,
+    api_key: '',
+    password_hash: null,
+    profile_data: {},
+    settings: { receives_typing_notifications: settings.receives_typing_notifications },
+  };
 }
