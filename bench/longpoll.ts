@@ -37,7 +37,11 @@ function request(port: number, method: string, url: string, auth?: string, body?
         try { resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }); } catch (e) { reject(e); }
       });
     });
-    req.on('error', reject);
+    // A kept-alive socket the server closed while idle fails on reuse: retry on a fresh one.
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (req.reusedSocket && error.code === 'ECONNRESET') request(port, method, url, auth, body).then(resolve, reject);
+      else reject(error);
+    });
     if (body !== undefined) req.write(body);
     req.end();
   });
@@ -69,7 +73,11 @@ async function measureFloor(n: number) {
   try {
     await sleep(300);
     const idle = rssKiB(child.pid!);
-    const polls = Array.from({ length: n }, () => request(port, 'GET', '/hold').then(() => performance.now()));
+    const polls: Array<Promise<number>> = [];
+    for (let i = 0; i < n; i++) {
+      polls.push(request(port, 'GET', '/hold').then(() => performance.now()));
+      if (i % 200 === 199) await sleep(20); // ramp up: a burst of 10,000 connects overflows the accept backlog
+    }
     while ((await request(port, 'GET', '/held')).body.held < n) await sleep(50);
     const holding = rssKiB(child.pid!);
     const released = performance.now();
@@ -132,7 +140,10 @@ async function measureServer(n: number) {
       inFlight.set(i, p);
       return p;
     };
-    for (let i = 0; i < n; i++) poll(i);
+    for (let i = 0; i < n; i++) {
+      poll(i);
+      if (i % 200 === 199) await sleep(20);
+    }
     await sleep(Math.max(2_000, n / 2));
     const blocked = rssKiB(child.pid!);
 

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import { createPlatform, type Platform } from './platform.js';
@@ -7,6 +7,7 @@ import { EventQueueHub } from './event-queue/hub.js';
 import { QueueService } from './event-queue/queue-service.js';
 import { ensureOrganization, type BootstrapResult } from './services/bootstrap.js';
 import app from './app.js';
+import { toApiError } from './http/plugins/errors.js';
 
 export interface ServerInstance {
   fastify: FastifyInstance;
@@ -38,11 +39,23 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
     requestIdHeader: 'x-request-id',
     // Request ids end up in event metadata: unique across restarts and replicas, unlike fastify's counter.
     genReqId: () => randomUUID(),
-    forceCloseConnections: true,
+    // close() ends idle keep-alive connections but lets active ones finish: the long-polls that
+    // queues.stop() has just released still send their answer (a heartbeat) before the socket closes.
+    forceCloseConnections: 'idle',
+    // Errors the router raises before any route runs (an undecodable URL) get the usual envelope.
+    frameworkErrors: (error, _request, reply) => {
+      const apiError = toApiError(error);
+      // The generic reply type of frameworkErrors is not the plain one; the envelope is the same.
+      void (reply as unknown as FastifyReply).status(apiError.status).send({ result: 'error', msg: apiError.message, code: apiError.code });
+    },
+  });
+  let closed = false;
+  // While closing, answers end their connection, so close() need not wait for keep-alive timeouts.
+  fastify.addHook('onSend', async (_request, reply) => {
+    if (closed) void reply.header('connection', 'close');
   });
   await fastify.register(app, { services: { ctx: platform, queues } });
   await fastify.ready();
-  let closed = false;
   return {
     fastify,
     platform,

@@ -212,7 +212,7 @@ export class ProjectionRunner {
    * one short transaction holding the projection lock, folds the tail the log grew meanwhile and
    * swaps the shadow tables in. See docs/OPERATIONS.md for what it guarantees.
    */
-  async rebuildOnline(options: { only?: readonly string[]; batchSize?: number; onProgress?: (position: number) => void } = {}): Promise<OnlineRebuildReport> {
+  async rebuildOnline(options: { only?: readonly string[]; batchSize?: number; onProgress?: (position: number) => void | Promise<void> } = {}): Promise<OnlineRebuildReport> {
     const unknown = (options.only ?? []).filter((name) => !this.projections.some((p) => p.name === name));
     if (unknown.length > 0) throw new Error(`unknown projection(s): ${unknown.join(', ')}`);
     const selected = options.only ? this.projections.filter((p) => options.only!.includes(p.name)) : [...this.projections];
@@ -231,7 +231,7 @@ export class ProjectionRunner {
           return this.foldInto(trx, selected, built, batchSize, applied);
         });
         built = batch.reached;
-        options.onProgress?.(built);
+        await options.onProgress?.(built);
         if (batch.count < batchSize) break;
       }
       for (let attempt = 1; ; attempt++) {

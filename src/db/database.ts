@@ -32,6 +32,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20 });
     // A dropped connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    // The pool only listens on idle clients: a checked-out one (a worker's long-held connection)
+    // that the server terminates would emit an unhandled 'error'. Its pending query rejects anyway.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }

@@ -132,6 +132,11 @@ export class EventQueueHub {
   }
 
   add(poll: Poll): void {
+    // Shutting down: a poll that arrives after releaseAll() is answered at once, not at its heartbeat.
+    if (this.stopped) {
+      poll.resolve([]);
+      return;
+    }
     const userId = poll.recipient.user.id;
     let set = this.pollsByUser.get(userId);
     if (!set) this.pollsByUser.set(userId, (set = new Set()));

@@ -5,7 +5,8 @@ import { startTestServer, Role, testConfig, basicAuth } from '../helpers/server.
 import { buildServer } from '../../src/build-server.js';
 import { allProjections } from '../../projections/index.js';
 import healthRoutes from '../../src/http/routes/health.js';
-import { openDatabase } from '../../src/db/database.js';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Database } from '../../src/db/schema.js';
 import type { AppServices } from '../../src/http/services.js';
 
 /** The value of one sample in Prometheus text output (labels given in the exposition's order). */
@@ -59,13 +60,16 @@ t.test('health: not ready when projections lag or the database does not answer',
   t.equal(old.statusCode, 503);
   t.match(old.json().msg, /s behind/);
 
-  const gone = await openDatabase({});
-  await gone.close();
+  // A database that never answers (a network partition, a stuck server): readiness gives up after its bound.
+  const hanging = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect: () => new Promise(() => {}), end: async () => {} } as never }) });
   const down = Fastify();
-  await down.register(healthRoutes, { services: { ...services, ctx: { ...s.platform, db: gone.db } } });
+  await down.register(healthRoutes, { services: { ...services, ctx: { ...s.platform, db: hanging } }, databaseTimeoutMs: 300 });
   t.teardown(() => down.close());
+  const asked = Date.now();
   const unavailable = await down.inject({ method: 'GET', url: '/health/ready' });
+  t.ok(Date.now() - asked < 5_000, 'answers within its bound');
   t.equal(unavailable.statusCode, 503);
+  t.match(unavailable.json().msg, /no answer within 300 ms/);
   t.equal(unavailable.json().checks.database, 'unavailable');
 });
 
@@ -160,4 +164,35 @@ t.test('logs are JSON with the request id that the events carry', async (t) => {
   const logged = lines.filter((l) => l.reqId === id);
   t.ok(logged.some((l) => l.msg === 'incoming request' && l.req?.url === '/api/v1/users/me/subscriptions'), 'a generated id is logged as stored');
   t.ok(logged.some((l) => l.msg === 'request completed' && l.res?.statusCode === 200));
+});
+
+t.test('graceful shutdown answers blocked long-polls before closing', async (t) => {
+  const config = await testConfig({ heartbeatSeconds: 60 });
+  const server = await buildServer(config, { projections: allProjections, inMemory: !config.databaseUrl });
+  let closed = false;
+  t.teardown(() => (closed ? undefined : server.close()));
+  const owner = await server.platform.db.selectFrom('users').selectAll().where('role', '=', Role.OWNER).executeTakeFirstOrThrow();
+  const auth = basicAuth(owner.delivery_email, owner.api_key);
+  const reg = await server.fastify.inject({
+    method: 'POST',
+    url: '/api/v1/register',
+    headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'event_types=%5B%22message%22%5D',
+  });
+  t.equal(reg.statusCode, 200);
+  const { queue_id, last_event_id } = reg.json();
+  // Over a real socket, as a client sees it.
+  const address = await server.fastify.listen({ host: '127.0.0.1', port: 0 });
+  const started = Date.now();
+  const poll = fetch(`${address}/api/v1/events?queue_id=${encodeURIComponent(queue_id)}&last_event_id=${last_event_id}`, {
+    headers: { authorization: auth },
+  }).then(async (r) => ({ statusCode: r.status, json: await r.json() as Record<string, unknown> }));
+  for (let i = 0; i < 200 && server.queues.hub.blockedCount === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.equal(server.queues.hub.blockedCount, 1, 'the poll is blocked');
+  closed = true;
+  await server.close();
+  const answered = await poll;
+  t.equal(answered.statusCode, 200, 'answered, not dropped');
+  t.equal(answered.json.result, 'success');
+  t.ok(Date.now() - started < 30_000, 'long before its 60 s heartbeat');
 });

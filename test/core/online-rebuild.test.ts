@@ -7,6 +7,7 @@ import { tableChecksums } from '../../src/read/checksums.js';
 import { onlineRebuildCommand } from '../../src/cli/commands.js';
 import type { OnlineRebuildReport } from '../../src/projection-runner.js';
 import { SHADOW_SCHEMA } from '../../src/online-rebuild.js';
+import { createPlatform } from '../../src/platform.js';
 
 const tables = allProjections.flatMap((p) => p.tables);
 
@@ -18,12 +19,21 @@ async function indexNames(s: TestServer): Promise<string[]> {
 }
 
 /**
- * On PostgreSQL the rebuild runs as the CLI does, in its own platform beside the serving one; the
+ * On PostgreSQL the rebuild runs as the CLI does, from its own platform beside the serving one; the
  * embedded database is one process's, so there the serving process runs it itself.
  */
-function rebuildOnline(s: TestServer, options: { only?: string[]; batchSize?: number }): Promise<OnlineRebuildReport> {
-  if (s.platform.config.databaseUrl) return onlineRebuildCommand(s.platform.config, allProjections, () => {}, options);
-  return s.platform.projections.rebuildOnline(options);
+async function rebuildOnline(
+  s: TestServer,
+  options: { only?: string[]; batchSize?: number; onProgress?: (position: number) => Promise<void> },
+): Promise<OnlineRebuildReport> {
+  if (!s.platform.config.databaseUrl) return s.platform.projections.rebuildOnline(options);
+  if (!options.onProgress) return onlineRebuildCommand(s.platform.config, allProjections, () => {}, options);
+  const cli = await createPlatform(s.platform.config, { projections: allProjections, startWorkers: false });
+  try {
+    return await cli.projections.rebuildOnline(options);
+  } finally {
+    await cli.close();
+  }
 }
 
 t.test('rebuild --online under concurrent writes and reads: no failed request, same result as a full rebuild', async (t) => {
@@ -42,8 +52,10 @@ t.test('rebuild --online under concurrent writes and reads: no failed request, s
   let rebuilding = true;
   const failures: string[] = [];
   let duringRebuild = 0;
+  let completed = 0;
   const check = (what: string, response: { status: number; body: unknown }) => {
     if (response.status !== 200) failures.push(`${what}: ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+    completed += 1;
     if (rebuilding) duringRebuild += 1;
   };
   const writer = async () => {
@@ -68,12 +80,23 @@ t.test('rebuild --online under concurrent writes and reads: no failed request, s
   const load = Promise.all([writer(), reader()]);
   // Let the load start, then rebuild in small batches so that it interleaves with it.
   await new Promise((resolve) => setTimeout(resolve, 200));
-  const report = await rebuildOnline(s, { batchSize: 10 });
+  // After each batch of the shadow build, requests are answered before the next one: the build and
+  // the load interleave whatever the machine's speed.
+  let batches = 0;
+  const report = await rebuildOnline(s, {
+    batchSize: 10,
+    onProgress: async () => {
+      batches += 1;
+      const target = completed + 2;
+      for (const deadline = Date.now() + 20_000; completed < target && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 5));
+    },
+  });
   rebuilding = false;
   await load;
 
   t.same(failures, [], 'every request answered 200, and read its own writes');
-  t.ok(duringRebuild >= 6, `${duringRebuild} requests answered while the rebuild ran`);
+  t.ok(batches >= 5, `${batches} shadow batches`);
+  t.ok(duringRebuild >= 2 * batches, `${duringRebuild} requests answered while the rebuild ran`);
   t.ok(report.built > 0 && report.reached >= report.built);
   t.equal(report.projections.length, allProjections.length);
   t.comment(`switch folded ${report.tail} tail events with the projection lock held ${report.switchMs} ms`);

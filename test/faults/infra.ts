@@ -16,7 +16,7 @@ function pgBin(): string {
   return `/usr/lib/postgresql/${versions[versions.length - 1]}/bin`;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   for (;;) {
     const port = 30_000 + Math.floor(Math.random() * 20_000);
     const free = await new Promise<boolean>((resolve) => {
@@ -56,14 +56,21 @@ export async function privatePostgres(t: Test): Promise<PrivatePostgres> {
     stop: (mode = 'fast') => void asPostgres(`${bin}/pg_ctl -D ${dir}/data -m ${mode} -w -t 30 stop >/dev/null`),
   };
   pg.start();
-  t.teardown(() => {
+  let cleaned = false;
+  const cleanup = () => {
+    if (cleaned) return;
+    cleaned = true;
     try {
       pg.stop('immediate');
     } catch {
       // already stopped
     }
     rmSync(dir, { recursive: true, force: true });
-  });
+  };
+  t.teardown(cleanup);
+  // A test that times out may never reach its teardown: the cluster must not outlive the process.
+  process.once('exit', cleanup);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => process.exit(1));
   return pg;
 }
 
@@ -100,15 +107,19 @@ export async function privateNats(t: Test): Promise<PrivateNats> {
       await waitForPort(port);
     },
     async stop() {
-      if (!child || child.exitCode !== null) return;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       await exited;
     },
   };
   await nats.start();
+  process.once('exit', () => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
   t.teardown(async () => {
-    if (child && child.exitCode === null) {
+    if (child && child.exitCode === null && child.signalCode === null) {
       const exited = once(child, 'exit');
       child.kill('SIGKILL');
       await exited;

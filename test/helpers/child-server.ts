@@ -34,7 +34,8 @@ export async function startChildServer(env: Record<string, string>, timeoutMs = 
 }
 
 export async function killHard(server: ChildServer): Promise<void> {
-  if (server.process.exitCode !== null) return;
+  // A process ended by a signal has signalCode set and exitCode null.
+  if (server.process.exitCode !== null || server.process.signalCode !== null) return;
   const exited = once(server.process, 'exit');
   server.process.kill('SIGKILL');
   await exited;

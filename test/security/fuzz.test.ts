@@ -159,7 +159,14 @@ function requestFor(route: RegisteredRoute): fc.Arbitrary<FuzzRequest> {
     if (url.includes('*')) url = url.replace('*', `1/${segments[segments.length - 1] || 'x'}/file.txt`);
     return url;
   });
-  const declaredFields = fc.record(Object.fromEntries(declared.map((n) => [n, valueFor(spec.properties[n])])), { requiredKeys: [] });
+  // Mostly with every required parameter present, so that requests get past the presence checks
+  // and reach the deeper validation and the deciders; sometimes with any subset.
+  const model = Object.fromEntries(declared.map((n) => [n, valueFor(spec.properties[n])]));
+  const required = (spec.required ?? []).filter((n) => declared.includes(n));
+  const declaredFields = fc.oneof(
+    { weight: 3, arbitrary: fc.record(model, { requiredKeys: required }) },
+    { weight: 1, arbitrary: fc.record(model, { requiredKeys: [] }) },
+  ) as fc.Arbitrary<Record<string, unknown>>;
   const extraFields = fc.dictionary(fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString', 'a[]', ''), hostileString.map((s) => s.slice(0, 50))), hostileString, { maxKeys: 2 });
   const fields = fc.tuple(declaredFields, fc.oneof({ weight: 4, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extraFields })).map(([a, b]) => ({ ...b, ...a }));
   const encodings: FuzzRequest['encoding'][] = route.method === 'GET'
@@ -299,6 +306,12 @@ async function regressions(t: Test, s: TestServer, member: TestUser, admin: Test
   t.equal(mixed.status, 400, 'PATCH /users/me/subscriptions with a bad delete: 400');
   t.equal(await head(s), before, 'PATCH /users/me/subscriptions with a bad delete: nothing appended');
   t.equal((await s.api('GET', '/get_stream_id', member, { stream: 'fuzz half applied' })).status, 400, 'the channel was not created');
+  // A path the router cannot decode (long NUL runs, broken escapes) gets the envelope too.
+  for (const bad of [`/api/v1/users/${'%00'.repeat(500)}`, '/api/v1/users/%E0%A4%A']) {
+    const r = await s.fastify.inject({ method: 'GET', url: bad, headers: { authorization: member.auth } });
+    t.equal(r.statusCode, 400, `undecodable path ${bad.slice(0, 30)}: 400`);
+    t.equal(r.json().result, 'error');
+  }
   const nul = await s.fastify.inject({ method: 'GET', url: `/user_uploads/1/${'%00'.repeat(20)}/file.txt`, headers: { authorization: member.auth } });
   t.ok(nul.statusCode >= 400 && nul.statusCode < 500, `NUL bytes in a download path: ${nul.statusCode}`);
 }

@@ -43,17 +43,19 @@ interface Case {
   note?: string;
   /** Sent as multipart (uploads). */
   upload?: boolean;
+  /** The request changes the actor itself (its key, its account): it gets actors of its own. */
+  fresh?: boolean;
 }
 
 let seq = 0;
 
 const CASES: Case[] = [
-  { method: 'POST', path: '/users/me/api_key/regenerate', allowed: ALL },
+  { method: 'POST', path: '/users/me/api_key/regenerate', allowed: ALL, fresh: true },
   { method: 'POST', path: '/users', params: (c) => ({ email: `${c.unique('new')}@example.com`, full_name: 'New Person' }), allowed: ADMINS },
   { method: 'POST', path: '/bots', params: (c) => ({ full_name: 'A Bot', short_name: c.unique('bot') }), allowed: NON_GUESTS },
   { method: 'PATCH', path: async (c) => `/users/${(await c.s.user(Role.MEMBER, 'Target')).id}`, params: () => ({ full_name: 'Renamed' }), allowed: ADMINS },
   { method: 'DELETE', path: async (c) => `/users/${(await c.s.user(Role.MEMBER, 'Target')).id}`, allowed: ADMINS },
-  { method: 'DELETE', path: '/users/me', allowed: ALL },
+  { method: 'DELETE', path: '/users/me', allowed: ALL, fresh: true },
   {
     method: 'POST',
     path: async (c) => {
@@ -389,7 +391,16 @@ t.test('permission matrix: every mutating route × every role', async (t) => {
     if (r.status !== 200) throw new Error(`join: ${JSON.stringify(r.body)}`);
   };
 
-  async function actorFor(role: RoleName): Promise<TestUser | null> {
+  // Actors are reused across cases (each case makes its own objects) except where the case changes them.
+  const cached = new Map<RoleName, TestUser | null>();
+  let standIn: TestUser | undefined;
+  async function actorFor(role: RoleName, fresh: boolean): Promise<TestUser | null> {
+    if (!fresh && cached.has(role)) return cached.get(role)!;
+    const actor = await makeActor(role);
+    if (!fresh) cached.set(role, actor);
+    return actor;
+  }
+  async function makeActor(role: RoleName): Promise<TestUser | null> {
     switch (role) {
       case 'unauthenticated':
         return null;
@@ -414,9 +425,10 @@ t.test('permission matrix: every mutating route × every role', async (t) => {
   for (const kase of CASES) {
     const row: string[] = [];
     for (const role of ROLES) {
-      const actor = await actorFor(role);
+      const actor = await actorFor(role, kase.fresh === true);
       // Objects the request needs are made for (or owned by) a stand-in when there is no usable actor.
-      const subject = actor && role !== 'deactivated' ? actor : await s.user(Role.MEMBER, 'Stand-in');
+      standIn ??= await s.user(Role.MEMBER, 'Stand-in');
+      const subject = actor && role !== 'deactivated' ? actor : standIn;
       const c: Ctx = { ...base, actor: subject, join };
       const path = typeof kase.path === 'string' ? kase.path : await kase.path(c);
       const params = kase.params ? await kase.params(c) : {};
