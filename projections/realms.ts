@@ -20,6 +20,13 @@ export const realmsProjection = defineProjection({
         })
         .execute();
     },
+    RealmPropertiesChanged: async (trx, d) => {
+      await trx
+        .updateTable('realms')
+        .set({ properties: sql`properties || ${JSON.stringify(d.changes)}::jsonb` as never })
+        .where('id', '=', d.realm_id)
+        .execute();
+    },
     RealmUserSettingsDefaultsChanged: async (trx, d) => {
       await trx
         .updateTable('realms')

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
+import { setRealmProperties } from '../helpers/realm.js';
 import { verifyAction } from '../helpers/verify-action.js';
 
 const TYPES = ['subscription', 'stream', 'default_streams', 'user_topic'];
@@ -18,8 +19,7 @@ function subscribeAs(s: TestServer, as: TestUser, name: string, extra: Record<st
 }
 
 async function setRealm(s: TestServer, props: Record<string, unknown>) {
-  const realm = await s.platform.db.selectFrom('realms').selectAll().executeTakeFirstOrThrow();
-  await s.platform.db.updateTable('realms').set({ properties: JSON.stringify({ ...realm.properties, ...props }) }).where('id', '=', realm.id).execute();
+  await setRealmProperties(s, props);
 }
 
 t.test('channel creation and subscriptions keep registered state equal to a fresh register', async (t) => {

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
+import { setRealmProperties } from '../helpers/realm.js';
 
 async function create(s: TestServer, as: TestUser, name: string, extra: Record<string, unknown> = {}): Promise<number> {
   const res = await s.api('POST', '/users/me/subscriptions', as, { subscriptions: [{ name }], ...extra });
@@ -8,8 +9,7 @@ async function create(s: TestServer, as: TestUser, name: string, extra: Record<s
 }
 
 async function setRealm(s: TestServer, props: Record<string, unknown>) {
-  const realm = await s.platform.db.selectFrom('realms').selectAll().executeTakeFirstOrThrow();
-  await s.platform.db.updateTable('realms').set({ properties: JSON.stringify({ ...realm.properties, ...props }) }).where('id', '=', realm.id).execute();
+  await setRealmProperties(s, props);
 }
 
 /** One mutation per row, tried by every role: does the role succeed, and if not, with which message? */

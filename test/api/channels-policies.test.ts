@@ -1,6 +1,7 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
+import { setRealmProperties } from '../helpers/realm.js';
 import { defaultStreamSubscriptions } from '../../src/services/channels.js';
 
 async function create(s: TestServer, as: TestUser, name: string, extra: Record<string, unknown> = {}): Promise<number> {
@@ -10,8 +11,7 @@ async function create(s: TestServer, as: TestUser, name: string, extra: Record<s
 }
 
 async function setRealm(s: TestServer, props: Record<string, unknown>) {
-  const realm = await s.platform.db.selectFrom('realms').selectAll().executeTakeFirstOrThrow();
-  await s.platform.db.updateTable('realms').set({ properties: JSON.stringify({ ...realm.properties, ...props }) }).where('id', '=', realm.id).execute();
+  await setRealmProperties(s, props);
 }
 
 t.test('out-of-range ids are errors, never server failures', async (t) => {

@@ -22,4 +22,7 @@ export type UserGroupCreated = Event<'UserGroupCreated', {
   date_created: number;
 }>;
 
-export type RealmEvent = RealmCreated | UserGroupCreated;
+/** Organization settings (the realm_* properties) changed; `changes` holds the new values. */
+export type RealmPropertiesChanged = Event<'RealmPropertiesChanged', { realm_id: number; changes: Record<string, unknown> }>;
+
+export type RealmEvent = RealmCreated | UserGroupCreated | RealmPropertiesChanged;

@@ -1,4 +1,6 @@
 import { registerSection } from '../sections.js';
+import { registerTranslator } from '../translators.js';
+import type { DataOf } from '../../domain/events.js';
 
 export const LIMITS = {
   max_message_length: 10_000,
@@ -51,3 +53,8 @@ registerSection('realm', async ({ realm }) => {
 });
 
 // user_settings and realm_user_settings_defaults: see ./settings.ts.
+
+registerTranslator('RealmPropertiesChanged', async (event) => {
+  const d = event.data as DataOf<'RealmPropertiesChanged'>;
+  return { audience: 'realm', forUser: () => [{ type: 'realm', op: 'update_dict', property: 'default', data: d.changes }] };
+});

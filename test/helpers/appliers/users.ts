@@ -53,3 +53,10 @@ registerApplier('realm_user', (state, event, ctx) => {
 registerApplier('realm_bot', (state, event) => {
   if (state.realm_bots) state.realm_bots.push(event.bot);
 });
+
+registerApplier('realm', (state, event) => {
+  if (event.op !== 'update_dict') throw new Error(`realm op ${event.op}`);
+  for (const [key, value] of Object.entries(event.data as Record<string, unknown>)) {
+    if (`realm_${key}` in state) state[`realm_${key}`] = value;
+  }
+});
