@@ -5,6 +5,7 @@ import type { EventStore } from './eventstore/event-store.js';
 import type { Projection, Trx } from './projections-api.js';
 import { upcast } from './eventstore/upcast.js';
 import { createShadowTables, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
+import { EVENT_COLUMNS } from './eventstore/types.js';
 
 export const PROJECTION_LOCK_KEY = 7_340_002;
 
@@ -147,7 +148,7 @@ export class ProjectionRunner {
     const from = Math.min(...this.projections.map((p) => checkpoints.get(p.name) ?? 0));
     const events = await trx
       .selectFrom('events')
-      .select(['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'])
+      .select([...EVENT_COLUMNS])
       .where('position', '>', from)
       .orderBy('position')
       .limit(limit)
@@ -286,7 +287,7 @@ export class ProjectionRunner {
   private async foldInto(trx: Trx, projections: readonly Projection[], after: number, limit: number, applied: Map<string, number>): Promise<{ reached: number; count: number }> {
     const events = await trx
       .selectFrom('events')
-      .select(['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'])
+      .select([...EVENT_COLUMNS])
       .where('position', '>', after)
       .orderBy('position')
       .limit(limit)

@@ -15,6 +15,7 @@ import { ensureOrganization, writeZuliprc } from '../services/bootstrap.js';
 import { createUser } from '../services/users.js';
 import { ALL_ROLES } from '../domain/roles.js';
 import { openReplaySource, parseReplayPoint, replayInto, targetConfig, type ReplayReport } from './replay.js';
+import { EVENT_COLUMNS } from '../eventstore/types.js';
 
 export type Out = (line: string) => void;
 
@@ -127,7 +128,7 @@ export async function exportCommand(config: Config, projections: readonly Projec
     for (;;) {
       const rows = await p.db
         .selectFrom('events')
-        .select(['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'])
+        .select([...EVENT_COLUMNS])
         .where('position', '>', after)
         .orderBy('position')
         .limit(5_000)

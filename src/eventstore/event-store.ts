@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { bodyDigest, GENESIS_HASH } from './hash.js';
 import {
+  EVENT_COLUMNS,
   StreamVersionConflict,
   type EventMetadata,
   type StoredEvent,
@@ -145,7 +146,7 @@ export class EventStore {
   async readAll(afterPosition: number, limit = 1_000): Promise<StoredEvent[]> {
     const rows = await this.db
       .selectFrom('events')
-      .select(['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'])
+      .select([...EVENT_COLUMNS])
       .where('position', '>', afterPosition)
       .orderBy('position')
       .limit(limit)
@@ -156,7 +157,7 @@ export class EventStore {
   async readStream(streamId: string, afterVersion = 0): Promise<StoredEvent[]> {
     const rows = await this.db
       .selectFrom('events')
-      .select(['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'])
+      .select([...EVENT_COLUMNS])
       .where('stream_id', '=', streamId)
       .where('stream_version', '>', afterVersion)
       .orderBy('stream_version')

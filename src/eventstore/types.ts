@@ -45,3 +45,6 @@ export class StreamVersionConflict extends Error {
     super(`stream ${streamId} is at version ${actual}, expected ${expected}`);
   }
 }
+
+/** Every column of an `events` row, in the order the log is read. */
+export const EVENT_COLUMNS = ['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'] as const;

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import { chainHash, GENESIS_HASH } from './hash.js';
+import { EVENT_COLUMNS } from './types.js';
 
 export interface VerifyReport {
   ok: boolean;
@@ -28,7 +29,7 @@ export async function verifyChain(
   for (;;) {
     const rows = await db
       .selectFrom('events')
-      .select(['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'])
+      .select([...EVENT_COLUMNS])
       .where('position', '>=', expectedPosition)
       .orderBy('position')
       .limit(5_000)
