@@ -29,9 +29,10 @@ export class CommandRunner {
 
   async run<R>(metadata: EventMetadata, decide: () => Promise<Decision<R>>): Promise<{ result: R; events: StoredEvent[] }> {
     for (let attempt = 1; ; attempt++) {
-      const decision = await decide();
-      if (decision.appends.every((a) => a.events.length === 0)) return { result: decision.result, events: [] };
       try {
+        // decide may itself report a conflict (it saw the log ahead of the read tables).
+        const decision = await decide();
+        if (decision.appends.every((a) => a.events.length === 0)) return { result: decision.result, events: [] };
         const events = await this.store.append(decision.appends, metadata);
         await this.projections.waitFor(events[events.length - 1]!.position);
         return { result: decision.result, events };

@@ -21,6 +21,7 @@ import {
   type StreamState,
 } from '../domain/channels/decider.js';
 import type { ChannelEvent, StreamNameReserved } from '../domain/channels/events.js';
+import { StreamVersionConflict } from '../eventstore/types.js';
 import type { StreamAppend } from '../eventstore/types.js';
 import { emptyRenderContext, renderMarkdown } from '../markdown/index.js';
 import { realmRenderData } from './render-context.js';
@@ -97,6 +98,26 @@ async function defaultRemoveSubscribersGroup(db: Db, realmId: number): Promise<n
   return group?.id ?? 0;
 }
 
+/** Whether the channel that last claimed this name is still live (not archived, not renamed away), by the log. */
+async function reservationIsLive(db: Db, streamName: string, name: string, claimant: number): Promise<boolean> {
+  const last = await db.selectFrom('events').select('data').where('stream_id', '=', streamName).orderBy('stream_version', 'desc').limit(1).executeTakeFirst();
+  const reservedId = Number(last?.data.stream_id);
+  if (!Number.isInteger(reservedId) || reservedId === claimant) return false;
+  const history = await db
+    .selectFrom('events')
+    .select(['type', 'data'])
+    .where('stream_id', '=', channelStream(reservedId))
+    .where('type', 'in', ['StreamArchived', 'StreamPropertyChanged'])
+    .orderBy('stream_version')
+    .execute();
+  let live = true;
+  for (const e of history) {
+    if (e.type === 'StreamArchived') live = false;
+    else if (e.data.property === 'name') live = String(e.data.value).toLowerCase() === name.toLowerCase();
+  }
+  return live;
+}
+
 /** An append that claims a channel name; conflicting claims retry and then see the name taken. */
 async function nameClaim(db: Db, realmId: number, name: string, streamId: number): Promise<StreamAppend> {
   const streamName = nameStream(realmId, name);
@@ -106,6 +127,11 @@ async function nameClaim(db: Db, realmId: number, name: string, streamId: number
     .where('stream_id', '=', streamName)
     .executeTakeFirst();
   const version = Number(row?.v ?? 0);
+  if (version > 0 && (await reservationIsLive(db, streamName, name, streamId))) {
+    // The log already holds a live channel of this name that the read tables do not show yet:
+    // retry once they have caught up (the caller then finds and joins that channel).
+    throw new StreamVersionConflict(streamName, version, version);
+  }
   const event: StreamNameReserved = { type: 'StreamNameReserved', data: { realm_id: realmId, name, stream_id: streamId } };
   return { streamId: streamName, expectedVersion: version === 0 ? -1 : version, events: [event] };
 }
