@@ -1,4 +1,5 @@
 import { defineProjection } from './define.js';
+import { streamRowFromCreated } from '../src/read/channels.js';
 
 export const channelsProjection = defineProjection({
   name: 'channels',
@@ -18,25 +19,7 @@ export const channelsProjection = defineProjection({
     StreamCreated: async (trx, d, e) => {
       await trx
         .insertInto('streams')
-        .values({
-          id: d.stream_id,
-          realm_id: d.realm_id,
-          name: d.name,
-          description: d.description,
-          rendered_description: d.rendered_description,
-          invite_only: d.invite_only,
-          is_web_public: d.is_web_public,
-          history_public_to_subscribers: d.history_public_to_subscribers,
-          stream_post_policy: d.stream_post_policy,
-          message_retention_days: d.message_retention_days,
-          can_remove_subscribers_group: d.can_remove_subscribers_group,
-          creator_id: d.creator_id,
-          date_created: d.date_created,
-          first_message_id: null,
-          is_default: d.is_default,
-          deactivated: false,
-          version: e.stream_version,
-        })
+        .values(streamRowFromCreated(d, e.stream_version))
         .execute();
     },
     StreamPropertyChanged: async (trx, d, e) => {

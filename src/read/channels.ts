@@ -1,3 +1,4 @@
+import type { DataOf } from '../domain/events.js';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { SubscriptionsTable } from '../db/schema.js';
@@ -165,4 +166,27 @@ export async function streamTopics(db: Db, streamId: number, receivedBy: number 
     FROM messages m WHERE m.stream_id = ${streamId} AND ${received}
     ORDER BY lower(m.topic), m.id DESC`.execute(db);
   return rows.map((r) => ({ name: r.name, max_id: Number(r.max_id) })).sort((a, b) => b.max_id - a.max_id);
+}
+
+/** The streams row a StreamCreated event makes (the projection's insert and event previews agree). */
+export function streamRowFromCreated(d: DataOf<'StreamCreated'>, version = 1): StreamRow {
+  return {
+    id: d.stream_id,
+    realm_id: d.realm_id,
+    name: d.name,
+    description: d.description,
+    rendered_description: d.rendered_description,
+    invite_only: d.invite_only,
+    is_web_public: d.is_web_public,
+    history_public_to_subscribers: d.history_public_to_subscribers,
+    stream_post_policy: d.stream_post_policy,
+    message_retention_days: d.message_retention_days,
+    can_remove_subscribers_group: d.can_remove_subscribers_group,
+    creator_id: d.creator_id,
+    date_created: d.date_created,
+    first_message_id: null,
+    is_default: d.is_default,
+    deactivated: false,
+    version,
+  };
 }

@@ -1,6 +1,7 @@
 import type { DataOf } from '../../domain/events.js';
 import type { Db } from '../../db/database.js';
 import { registerTranslator } from '../translators.js';
+import { streamRowFromCreated } from '../../read/channels.js';
 import { registerSection } from '../sections.js';
 import { Role } from '../../domain/roles.js';
 import { StreamPostPolicy } from '../../domain/channels/decider.js';
@@ -57,33 +58,12 @@ function combine(...parts: Array<PreparedEvent | null>): PreparedEvent | null {
   };
 }
 
-function rowFromCreated(d: DataOf<'StreamCreated'>): StreamRow {
-  return {
-    id: d.stream_id,
-    realm_id: d.realm_id,
-    name: d.name,
-    description: d.description,
-    rendered_description: d.rendered_description,
-    invite_only: d.invite_only,
-    is_web_public: d.is_web_public,
-    history_public_to_subscribers: d.history_public_to_subscribers,
-    stream_post_policy: d.stream_post_policy,
-    message_retention_days: d.message_retention_days,
-    can_remove_subscribers_group: d.can_remove_subscribers_group,
-    creator_id: d.creator_id,
-    date_created: d.date_created,
-    first_message_id: null,
-    is_default: d.is_default,
-    deactivated: false,
-    version: 1,
-  };
-}
 
 // A new channel is announced to everyone who may see it without being subscribed; new subscribers
 // of a private channel learn of it from their own subscription (UserSubscribed below).
 registerTranslator('StreamCreated', async (event, db) => {
   const d = event.data as DataOf<'StreamCreated'>;
-  const row = rowFromCreated(d);
+  const row = streamRowFromCreated(d);
   const create: PreparedEvent = {
     audience: 'realm',
     forUser: (r) => (canSeeStreamMetadata(viewerOf(r), row, false) ? [{ type: 'stream', op: 'create', streams: [formatStream(row, null)] }] : []),
