@@ -1,5 +1,6 @@
 import { sql, type SqlBool, type Expression } from 'kysely';
 import type { Db } from '../db/database.js';
+import { EVENT_COLUMNS } from '../eventstore/types.js';
 
 /** One log entry as the audit API shows it: the envelope as stored (not upcast), secrets redacted. */
 export interface AuditEntry {
@@ -53,17 +54,8 @@ function redactStreamId(streamId: string): string {
   return streamId.startsWith('email-change-') ? `email-change-${REDACTED}` : streamId;
 }
 
-type EventRow = {
-  position: number;
-  event_id: string;
-  stream_id: string;
-  stream_version: number;
-  type: string;
-  schema_version: number;
-  data: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  hash: string;
-};
+/** A stored row has the same fields as an entry; toEntry redacts it. */
+type EventRow = AuditEntry;
 
 function toEntry(row: EventRow): AuditEntry {
   return {
@@ -79,7 +71,7 @@ function toEntry(row: EventRow): AuditEntry {
   };
 }
 
-const COLUMNS = ['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash'] as const;
+const COLUMNS = EVENT_COLUMNS;
 
 /** A page of the log in position order, after `filter.after`, matching every given filter. */
 export async function listAuditEvents(db: Db, filter: AuditFilter): Promise<AuditEntry[]> {
