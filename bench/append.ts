@@ -17,7 +17,7 @@ const handle = await openDatabase({ databaseUrl: database.url, poolSize: 40 });
 try {
   await migrateToLatest(handle.db);
   await sql`CREATE TABLE plain_events (id bigserial PRIMARY KEY, event_id uuid NOT NULL, stream_id text NOT NULL, type text NOT NULL, data jsonb NOT NULL, metadata jsonb NOT NULL)`.execute(handle.db);
-  const store = new EventStore(handle.db);
+  const store = new EventStore(handle.db, handle.namedQuery);
   const metadata = { actor_id: 1, realm_id: 1, client: 'bench', request_id: 'bench', time: new Date().toISOString() };
   const data = { content: 'hello world, this is a benchmark event of ordinary size', n: 0 };
   const results: Record<string, unknown>[] = [];

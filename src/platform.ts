@@ -41,7 +41,7 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
   const db = database.db;
   await migrateToLatest(db);
   if (options.inMemory) await rememberMemoryTemplate(database);
-  const store = new EventStore(db);
+  const store = new EventStore(db, database.namedQuery);
   const bus: Bus = config.natsUrl ? new NatsBus(config.natsUrl, config.natsStream) : new InProcessBus();
   const projections = new ProjectionRunner(db, store, options.projections, bus);
   const commands = new CommandRunner(db, store, projections);

@@ -17,8 +17,15 @@ export interface DatabaseHandle {
   kind: 'postgres' | 'pglite';
   /** The embedded instance, when kind is 'pglite'. */
   pglite?: PGlite;
+  /**
+   * Runs a server-side prepared statement (parsed and planned once per connection), for the few
+   * hot statements where that matters. Only on PostgreSQL; the embedded backend has no wire protocol.
+   */
+  namedQuery?: NamedQuery;
   close(): Promise<void>;
 }
+
+export type NamedQuery = <Row>(name: string, text: string, values: unknown[]) => Promise<Row[]>;
 
 export interface DatabaseOptions {
   databaseUrl?: string;
@@ -36,7 +43,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     // that the server terminates would emit an unhandled 'error'. Its pending query rejects anyway.
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', close: () => db.destroy() };
+    const namedQuery: NamedQuery = async <Row>(name: string, text: string, values: unknown[]) =>
+      (await pool.query({ name, text, values })).rows as Row[];
+    return { db, kind: 'postgres', namedQuery, close: () => db.destroy() };
   }
   let pglite: PGlite;
   if (options.dataDir) {

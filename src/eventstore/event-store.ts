@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, NamedQuery } from '../db/database.js';
 import { bodyDigest, GENESIS_HASH } from './hash.js';
 import {
   EVENT_COLUMNS,
@@ -14,6 +14,24 @@ import { upcast } from './upcast.js';
 /** Serializes appenders across every process sharing the database (property 2 in ARCHITECTURE.md). */
 export const APPEND_LOCK_KEY = 7_340_001;
 const MAX_BATCH_EVENTS = 2_000;
+/**
+ * Batches on the wire at once. The append lock still commits them one after another, but the next
+ * batch is encoded and sent while the previous one executes and syncs, so neither side waits idle.
+ */
+const MAX_IN_FLIGHT = 2;
+
+const APPEND_PARAM_TYPES = ['bigint', 'int[]', 'text[]', 'int[]', 'uuid[]', 'text[]', 'int[]', 'jsonb[]', 'jsonb[]', 'text[]'];
+const APPEND_CALL = `SELECT * FROM append_events(${APPEND_PARAM_TYPES.map((type, i) => `$${i + 1}::${type}`).join(', ')})`;
+
+/** One row per committed event, or one per refused request (`ok` false, `out_hash` naming the stream). */
+interface AppendRow {
+  request: number;
+  ok: boolean;
+  out_position: number | null;
+  out_version: number | null;
+  out_hash: string;
+  actual: number | null;
+}
 
 interface PendingAppend {
   appends: readonly StreamAppend[];
@@ -32,16 +50,20 @@ type Listener = (head: number, count: number) => void;
  */
 export class EventStore {
   private pending: PendingAppend[] = [];
-  private flushing = false;
+  private inFlight = 0;
   private listeners: Listener[] = [];
 
-  constructor(private readonly db: Db) {}
+  /** `namedQuery`, when the backend has one, lets PostgreSQL plan the append call once per connection. */
+  constructor(
+    private readonly db: Db,
+    private readonly namedQuery?: NamedQuery,
+  ) {}
 
   /** Appends atomically to one or more streams; resolves with the stored events once committed. */
   append(appends: readonly StreamAppend[], metadata: EventMetadata): Promise<StoredEvent[]> {
     return new Promise((resolve, reject) => {
       this.pending.push({ appends, metadata, resolve, reject });
-      if (!this.flushing) void this.flush();
+      if (this.inFlight < MAX_IN_FLIGHT) void this.flush();
     });
   }
 
@@ -51,7 +73,7 @@ export class EventStore {
   }
 
   private async flush(): Promise<void> {
-    this.flushing = true;
+    this.inFlight += 1;
     try {
       while (this.pending.length > 0) {
         const batch = this.takeBatch();
@@ -64,7 +86,7 @@ export class EventStore {
         }
       }
     } finally {
-      this.flushing = false;
+      this.inFlight -= 1;
     }
   }
 
@@ -86,17 +108,20 @@ export class EventStore {
     };
     const pending: Array<Array<Omit<StoredEvent, 'position' | 'stream_version' | 'hash'>>> = [];
     batch.forEach((request, r) => {
-      const metadata = JSON.parse(JSON.stringify(request.metadata)) as EventMetadata;
+      // Stored values are what JSON keeps of the caller's objects, so the hash covers exactly what a reader gets back.
+      const metadataJson = JSON.stringify(request.metadata);
+      const metadata = JSON.parse(metadataJson) as EventMetadata;
       const events: Array<Omit<StoredEvent, 'position' | 'stream_version' | 'hash'>> = [];
       for (const append of request.appends) {
         const expected = append.expectedVersion === undefined ? null : append.expectedVersion === -1 ? 0 : append.expectedVersion;
         for (const event of append.events) {
+          const dataJson = JSON.stringify(event.data);
           const fields = {
             event_id: randomUUID(),
             stream_id: append.streamId,
             type: event.type,
             schema_version: event.schemaVersion ?? 1,
-            data: JSON.parse(JSON.stringify(event.data)) as Record<string, unknown>,
+            data: JSON.parse(dataJson) as Record<string, unknown>,
             metadata,
           };
           events.push(fields);
@@ -106,17 +131,17 @@ export class EventStore {
           columns.eventId.push(fields.event_id);
           columns.type.push(fields.type);
           columns.schema.push(fields.schema_version);
-          columns.data.push(JSON.stringify(fields.data));
-          columns.meta.push(JSON.stringify(metadata));
+          columns.data.push(dataJson);
+          columns.meta.push(metadataJson);
           columns.digest.push(bodyDigest(fields));
         }
       }
       pending.push(events);
     });
-    const { rows } = await sql<{ request: number; ok: boolean; out_position: number | null; out_version: number | null; out_hash: string; actual: number | null }>`
-      SELECT * FROM append_events(${APPEND_LOCK_KEY}, ${columns.request}::int[], ${columns.stream}::text[], ${columns.expected}::int[],
-        ${columns.eventId}::uuid[], ${columns.type}::text[], ${columns.schema}::int[], ${columns.data}::jsonb[], ${columns.meta}::jsonb[],
-        ${columns.digest}::text[])`.execute(this.db);
+    const rows = await this.callAppend([
+      APPEND_LOCK_KEY, columns.request, columns.stream, columns.expected, columns.eventId, columns.type,
+      columns.schema, columns.data, columns.meta, columns.digest,
+    ]);
     const outcomes = batch.map((): StoredEvent[] | StreamVersionConflict => []);
     const cursor = batch.map(() => 0);
     let head = 0;
@@ -140,6 +165,12 @@ export class EventStore {
       else request.resolve(outcome);
     });
     if (head > 0) for (const listener of this.listeners) listener(head, count);
+  }
+
+  private async callAppend(values: unknown[]): Promise<AppendRow[]> {
+    if (this.namedQuery) return this.namedQuery<AppendRow>('append_events', APPEND_CALL, values);
+    const { rows } = await sql<AppendRow>`SELECT * FROM append_events(${sql.join(values.map((v, i) => sql`${v}::${sql.raw(APPEND_PARAM_TYPES[i]!)}`))})`.execute(this.db);
+    return rows;
   }
 
   /** Events after `afterPosition`, in global order, upcast to their current schema. */
