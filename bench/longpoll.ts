@@ -9,7 +9,7 @@
  */
 import http from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -52,8 +52,34 @@ function rssKiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]);
 }
 
+interface MemoryReading { rssKiB: number; liveKiB: number }
+
+/**
+ * Memory of a child after a full collection (bench/gc-on-signal.ts): resident set, and live memory
+ * (V8 heap in use plus memory outside the heap held by JS objects, such as buffers).
+ */
+async function settledMemory(child: ChildProcess): Promise<MemoryReading> {
+  const file = memoryFiles.get(child)!;
+  rmSync(file, { force: true });
+  process.kill(child.pid!, 'SIGUSR2');
+  for (let i = 0; !existsSync(file) && i < 100; i++) await sleep(50);
+  const usage = JSON.parse(readFileSync(file, 'utf8')) as { heapUsed: number; external: number };
+  await sleep(200);
+  return { rssKiB: rssKiB(child.pid!), liveKiB: (usage.heapUsed + usage.external) / 1024 };
+}
+
+const memoryFiles = new Map<ChildProcess, string>();
+const perItem = (before: MemoryReading, after: MemoryReading, n: number) => ({
+  rss: Number(((after.rssKiB - before.rssKiB) / n).toFixed(2)),
+  live: Number(((after.liveKiB - before.liveKiB) / n).toFixed(2)),
+});
+
 async function startProcess(args: string[], env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: path.resolve(benchRoot, '..'), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const memoryFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-memory-')), 'memory.json');
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--import', './bench/gc-on-signal.ts', ...args], {
+    cwd: path.resolve(benchRoot, '..'), env: { ...process.env, ...env, BENCH_MEMORY_FILE: memoryFile }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  memoryFiles.set(child, memoryFile);
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -64,26 +90,36 @@ async function startProcess(args: string[], env: Record<string, string>): Promis
   return child;
 }
 
+/**
+ * A listening port below Linux's ephemeral range (32768-60999): with 10,000 client sockets open, a
+ * random port inside it is often already some client's local port.
+ */
+function freePortOutsideEphemeralRange(): number {
+  return 20_000 + Math.floor(Math.random() * 10_000);
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
 
 async function measureFloor(n: number) {
-  const port = 30_000 + Math.floor(Math.random() * 10_000);
+  const port = freePortOutsideEphemeralRange();
   const child = await startProcess(['bench/floor-server.ts'], { PORT: String(port) });
   try {
     await sleep(300);
-    const idle = rssKiB(child.pid!);
+    const idle = await settledMemory(child);
     const polls: Array<Promise<number>> = [];
     for (let i = 0; i < n; i++) {
-      polls.push(request(port, 'GET', '/hold').then(() => performance.now()));
+      const hold = () => request(port, 'GET', '/hold');
+      polls.push(hold().catch(async () => (await sleep(100), hold())).then(() => performance.now()));
       if (i % 200 === 199) await sleep(20); // ramp up: a burst of 10,000 connects overflows the accept backlog
     }
     while ((await request(port, 'GET', '/held')).body.held < n) await sleep(50);
-    const holding = rssKiB(child.pid!);
+    const holding = await settledMemory(child);
     const released = performance.now();
     await request(port, 'GET', '/release');
     const done = await Promise.all(polls);
-    return { fanout_ms: Number((Math.max(...done) - released).toFixed(1)), rss_per_held_request_kib: Number(((holding - idle) / n).toFixed(2)) };
+    const memory = perItem(idle, holding, n);
+    return { fanout_ms: Number((Math.max(...done) - released).toFixed(1)), rss_per_held_request_kib: memory.rss, live_per_held_request_kib: memory.live };
   } finally {
     child.kill('SIGKILL');
   }
@@ -94,7 +130,7 @@ async function measureServer(n: number) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'longpoll-'));
   const natsStream = `BENCH_${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`;
   const env = { DATABASE_URL: database.url, NATS_URL: process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222', NATS_STREAM: natsStream, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', HEARTBEAT_SECONDS: '600' };
-  const port = 30_000 + Math.floor(Math.random() * 10_000);
+  const port = freePortOutsideEphemeralRange();
   const child = await startProcess(['src/server.ts'], { ...env, PORT: String(port) });
   try {
     // Simulated clients: n users created in bulk through the log (one append per 500 users).
@@ -124,28 +160,53 @@ async function measureServer(n: number) {
       const batch = await Promise.all(users.slice(i, i + 100).map((u) => request(port, 'POST', '/api/v1/register', u.auth, 'event_types=%5B%22user_settings%22%2C%22realm_user%22%5D&fetch_event_types=%5B%5D')));
       for (const r of batch) queues.push({ queueId: r.body.queue_id, lastId: r.body.last_event_id });
     }
-    await sleep(500);
-    const idle = rssKiB(child.pid!);
 
     const arrivals = new Array<number>(n).fill(0);
     const inFlight = new Map<number, Promise<Reply>>();
-    const poll = (i: number) => {
+    const failures: string[] = [];
+    const getEvents = (i: number): Promise<Reply> => {
       const q = queues[i]!;
-      const p = request(port, 'GET', `/api/v1/events?queue_id=${encodeURIComponent(q.queueId)}&last_event_id=${q.lastId}`, users[i]!.auth).then((r) => {
-        arrivals[i] = performance.now();
-        const events = r.body.events ?? [];
-        if (events.length > 0) q.lastId = events[events.length - 1].id;
-        return r;
-      });
+      return request(port, 'GET', `/api/v1/events?queue_id=${encodeURIComponent(q.queueId)}&last_event_id=${q.lastId}`, users[i]!.auth);
+    };
+    // A failed connection is retried (and counted): one lost socket must not end the run.
+    const poll = (i: number) => {
+      const p = getEvents(i)
+        .catch(async (error: Error) => {
+          failures.push(error.message);
+          await sleep(100);
+          return getEvents(i);
+        })
+        .then((r) => {
+          arrivals[i] = performance.now();
+          const events = r.body.events ?? [];
+          if (events.length > 0) queues[i]!.lastId = events[events.length - 1].id;
+          return r;
+        });
+      p.catch(() => undefined);
       inFlight.set(i, p);
       return p;
     };
-    for (let i = 0; i < n; i++) {
-      poll(i);
-      if (i % 200 === 199) await sleep(20);
-    }
-    await sleep(Math.max(2_000, n / 2));
-    const blocked = rssKiB(child.pid!);
+    const blockAll = async () => {
+      for (let i = 0; i < n; i++) {
+        poll(i);
+        if (i % 200 === 199) await sleep(20);
+      }
+      await sleep(Math.max(2_000, n / 2));
+    };
+    const ownerAuth = basic('owner@example.com', readFileSync(path.join(dataDir, 'zuliprc'), 'utf8').match(/key=(\S+)/)![1]!);
+    const renameFirstUser = async (name: string) => {
+      const renamed = await request(port, 'PATCH', `/api/v1/users/${users[0]!.id}`, ownerAuth, `full_name=${encodeURIComponent(name)}`);
+      if (renamed.status !== 200) throw new Error(`PATCH /users failed: ${JSON.stringify(renamed.body)}`);
+    };
+    // Warm-up: block and release every queue once, so the idle reading is of a server that has
+    // already served this many long-polls (pools, buffers and caches at their working size).
+    await blockAll();
+    await renameFirstUser('Warm Up');
+    await Promise.all(inFlight.values());
+    await sleep(500);
+    const idle = await settledMemory(child);
+    await blockAll();
+    const blocked = await settledMemory(child);
 
     // (a) an event for one user: a setting change of that user.
     const latencies: number[] = [];
@@ -166,16 +227,17 @@ async function measureServer(n: number) {
     // (b) an event for everyone: a name change is a realm_user update to every queue.
     arrivals.fill(0);
     const all = [...inFlight.values()];
-    const write = await request(port, 'PATCH', `/api/v1/users/${users[0]!.id}`, basic('owner@example.com', readFileSync(path.join(dataDir, 'zuliprc'), 'utf8').match(/key=(\S+)/)![1]!), 'full_name=Everyone%20Sees%20This');
-    if (write.status !== 200) throw new Error(`PATCH /users failed: ${JSON.stringify(write.body)}`);
+    await renameFirstUser('Everyone Sees This');
     const wrote = performance.now();
     await Promise.all(all);
     return {
       one_user_p50_ms: percentile(latencies, 50),
       one_user_p99_ms: percentile(latencies, 99),
       everyone_last_delivery_ms: Number((Math.max(...arrivals) - wrote).toFixed(1)),
-      rss_per_blocked_queue_kib: Number(((blocked - idle) / n).toFixed(2)),
-      server_rss_mib: Math.round(blocked / 1024),
+      rss_per_blocked_queue_kib: perItem(idle, blocked, n).rss,
+      live_per_blocked_queue_kib: perItem(idle, blocked, n).live,
+      server_rss_mib: Math.round(blocked.rssKiB / 1024),
+      connection_failures_retried: failures.length,
     };
   } finally {
     child.kill('SIGKILL');
@@ -188,6 +250,7 @@ for (const n of SIZES) {
   const floor = await measureFloor(n);
   const server = await measureServer(n);
   const row = { queues: n, ...server, floor_fanout_ms: floor.fanout_ms, floor_rss_per_held_request_kib: floor.rss_per_held_request_kib,
+    floor_live_per_held_request_kib: floor.live_per_held_request_kib,
     everyone_vs_floor: Number((server.everyone_last_delivery_ms / Math.max(floor.fanout_ms, 0.1)).toFixed(2)) };
   console.log(JSON.stringify(row));
   results.push(row);

@@ -23,7 +23,7 @@ import { Role } from '../src/domain/roles.js';
 import { freshDatabase, percentile, throughput, writeResult } from './util.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const LEVELS = [1, 8, 64];
+const LEVELS = (process.env.BENCH_LEVELS ?? '1,8,64').split(',').map(Number);
 const SUBSCRIBERS = 100;
 const SEED = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
 const GET_REQUESTS = Number(process.env.BENCH_GETS ?? 300);

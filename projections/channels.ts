@@ -8,13 +8,14 @@ export const channelsProjection = defineProjection({
   handlers: {
     // A channel's first message id is set by its first message (deletions move it on).
     MessageSent: async (trx, d) => {
-      if (d.stream_id === null) return;
-      await trx
+      if (d.stream_id === null) return 'unchanged';
+      const result = await trx
         .updateTable('streams')
         .set({ first_message_id: d.message_id })
         .where('id', '=', d.stream_id)
         .where((eb) => eb.or([eb('first_message_id', 'is', null), eb('first_message_id', '>', d.message_id)]))
-        .execute();
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n ? undefined : 'unchanged';
     },
     StreamCreated: async (trx, d, e) => {
       await trx

@@ -50,8 +50,8 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
     await projections.start();
     if (bus.kind === 'nats') {
       relay = new NatsRelay(db, store, bus);
-      store.onCommit(() => relay!.kick());
-      bus.onWake((signal) => signal.kind === 'appended' && relay!.kick());
+      store.onCommit((head) => relay!.kick(head));
+      bus.onWake((signal) => signal.kind === 'appended' && relay!.kick(signal.position));
       relay.kick();
     }
     // Other processes learn of new events through the bus.
@@ -68,6 +68,7 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
     relay,
     projectedPosition: () => projections.projectedPosition,
     waitForProjections: (position, timeoutMs) => projections.waitFor(position, timeoutMs),
+    tablesVersion: (tables) => projections.tablesVersion(tables),
     async close() {
       projections.stop();
       relay?.stop();

@@ -32,7 +32,21 @@ const SAFETY_INTERVAL_MS = 5_000;
 export class ProjectionRunner {
   private position = 0;
   private running: Promise<void> | undefined;
-  private again = false;
+  /**
+   * What a kick during a run asks for: 'always' another pass (the caller does not know the head),
+   * 'ifBehind' another pass only if the run did not reach `knownHead`.
+   */
+  private rerun: 'none' | 'ifBehind' | 'always' = 'none';
+  /** The highest log position anyone told us about; a kick at or below `position` has nothing to do. */
+  private knownHead = 0;
+  /**
+   * Change marks for caches of read tables (see tablesVersion): one counter; a table's mark is the
+   * counter when this process last folded an event into it, and `foreignMark` when the read tables
+   * moved by work this process did not see table by table (another process, a rebuild).
+   */
+  private changeCounter = 0;
+  private foreignMark = 0;
+  private readonly tableMarks = new Map<string, number>();
   private waiters: Array<{ position: number; resolve: (ok: boolean) => void }> = [];
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -55,10 +69,13 @@ export class ProjectionRunner {
   async start(): Promise<void> {
     await this.prepareCheckpoints();
     this.bus.onWake((signal) => {
-      if (signal.kind === 'appended') this.kick();
-      else if (signal.position > this.position) this.advanceTo(signal.position);
+      if (signal.kind === 'appended') this.kick(signal.position);
+      else if (signal.position > this.position) {
+        this.markAllChanged();
+        this.advanceTo(signal.position);
+      }
     });
-    this.store.onCommit(() => this.kick());
+    this.store.onCommit((head) => this.kick(head));
     await this.catchUp();
     this.timer = setInterval(() => this.kick(), SAFETY_INTERVAL_MS);
     this.timer.unref();
@@ -70,13 +87,45 @@ export class ProjectionRunner {
     for (const waiter of this.waiters.splice(0)) waiter.resolve(false);
   }
 
+  /**
+   * A number that changes whenever any of `tables` may have changed in the read tables this process
+   * serves, and is read before the position moves past the change. A cache of rows from `tables`
+   * stays valid while it is the same; take it before reading the rows.
+   */
+  tablesVersion(tables: readonly string[]): number {
+    let version = this.foreignMark;
+    for (const table of tables) version = Math.max(version, this.tableMarks.get(table) ?? 0);
+    return version;
+  }
+
+  private markChanged(changed: ReadonlySet<string>): void {
+    for (const projection of this.projections) {
+      if (!changed.has(projection.name)) continue;
+      const mark = ++this.changeCounter;
+      for (const table of projection.tables) this.tableMarks.set(table, mark);
+    }
+  }
+
+  private markAllChanged(): void {
+    this.foreignMark = ++this.changeCounter;
+  }
+
   /** Called with the new position after every applied batch (in this process). */
   onProjected(listener: (position: number) => void): void {
     this.listeners.push(listener);
   }
 
-  kick(): void {
-    void this.catchUp().catch(() => undefined);
+  /**
+   * Folds what the log holds beyond the read tables. `head`, when the caller knows it (a commit, a
+   * wake signal), skips the database round trips if the read tables are already there; without it
+   * (the safety timer, an error retry) the log itself is asked.
+   */
+  kick(head?: number): void {
+    if (head !== undefined) {
+      if (head <= this.position) return;
+      this.knownHead = Math.max(this.knownHead, head);
+    }
+    void this.catchUp(head).catch(() => undefined);
   }
 
   /** Resolves true once every projection has applied the log up to `position`. */
@@ -93,25 +142,26 @@ export class ProjectionRunner {
         clearTimeout(timer);
         resolve(ok);
       };
-      this.kick();
+      this.kick(position);
     });
   }
 
   /** Applies everything in the log that the read tables have not seen yet. */
-  catchUp(): Promise<void> {
+  catchUp(head?: number): Promise<void> {
     if (this.stopped) return Promise.resolve();
     if (this.running) {
-      this.again = true;
+      // The running pass may have read the log before this event committed.
+      this.rerun = head === undefined || this.rerun === 'always' ? 'always' : 'ifBehind';
       return this.running;
     }
     this.running = (async () => {
       try {
         do {
-          this.again = false;
+          this.rerun = 'none';
           while (await this.applyNextBatch()) {
             // keep going until the log is drained
           }
-        } while (this.again && !this.stopped);
+        } while (!this.stopped && this.rerunOwed());
         this.lastError = undefined;
       } catch (error) {
         this.lastError = error;
@@ -124,12 +174,19 @@ export class ProjectionRunner {
     return this.running;
   }
 
+  private rerunOwed(): boolean {
+    return this.rerun === 'always' || (this.rerun === 'ifBehind' && this.knownHead > this.position);
+  }
+
   private async applyNextBatch(): Promise<boolean> {
     const result = await this.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
       return this.applyBatchInTransaction(trx, BATCH);
     });
     this.countApplied(result.applied);
+    // Read tables another process moved past what this one saw change table by table.
+    if (result.from > this.position) this.markAllChanged();
+    this.markChanged(result.changed);
     if (result.reached > this.position) {
       this.advanceTo(result.reached);
       this.bus.publishWake({ kind: 'projected', position: result.reached });
@@ -138,11 +195,12 @@ export class ProjectionRunner {
   }
 
   /** Applies up to `limit` events after the lowest checkpoint; the caller holds the projection lock. */
-  async applyBatchInTransaction(trx: Trx, limit: number): Promise<{ reached: number; count: number; applied: Map<string, number> }> {
+  async applyBatchInTransaction(trx: Trx, limit: number): Promise<{ from: number; reached: number; count: number; applied: Map<string, number>; changed: Set<string> }> {
     const applied = new Map<string, number>();
+    const changed = new Set<string>();
     if (this.projections.length === 0) {
       const head = await trx.selectFrom('events').select('position').orderBy('position', 'desc').limit(1).executeTakeFirst();
-      return { reached: head?.position ?? 0, count: 0, applied };
+      return { from: head?.position ?? 0, reached: head?.position ?? 0, count: 0, applied, changed };
     }
     const checkpoints = await this.readCheckpoints(trx);
     const from = Math.min(...this.projections.map((p) => checkpoints.get(p.name) ?? 0));
@@ -158,7 +216,7 @@ export class ProjectionRunner {
       for (const projection of this.projections) {
         if (event.position <= (checkpoints.get(projection.name) ?? 0)) continue;
         if (!projection.handles.has(event.type)) continue;
-        await projection.apply(trx, event);
+        if ((await projection.apply(trx, event)) !== false) changed.add(projection.name);
         applied.set(projection.name, (applied.get(projection.name) ?? 0) + 1);
       }
     }
@@ -171,7 +229,7 @@ export class ProjectionRunner {
         .where('position', '<', reached)
         .execute();
     }
-    return { reached, count: events.length, applied };
+    return { from, reached, count: events.length, applied, changed };
   }
 
   /**
@@ -203,6 +261,7 @@ export class ProjectionRunner {
       }
     });
     this.countApplied(applied);
+    this.markAllChanged();
     this.advanceTo(reached);
     return reached;
   }
@@ -277,6 +336,7 @@ export class ProjectionRunner {
       throw error;
     }
     this.countApplied(applied);
+    this.markAllChanged();
     this.advanceTo(reached);
     // Workers of other processes (their waiting requests) learn that the read tables moved.
     this.bus.publishWake({ kind: 'projected', position: reached });

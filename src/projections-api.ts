@@ -14,5 +14,6 @@ export interface Projection {
   readonly version: number;
   readonly tables: readonly string[];
   readonly handles: ReadonlySet<string>;
-  apply(trx: Trx, event: StoredEvent): Promise<void>;
+  /** Folds one event; false when it left the read tables as they were (caches keyed on them stay valid). */
+  apply(trx: Trx, event: StoredEvent): Promise<boolean | void>;
 }

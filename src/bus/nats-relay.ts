@@ -14,7 +14,9 @@ const BATCH = 500;
  */
 export class NatsRelay {
   private running: Promise<void> | undefined;
-  private again = false;
+  /** Another drain is owed: 'always' (head unknown) or only if the last one stopped short of `knownHead`. */
+  private again: 'none' | 'ifBehind' | 'always' = 'none';
+  private knownHead = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   relayedPosition = 0;
@@ -25,20 +27,25 @@ export class NatsRelay {
     private readonly bus: Bus,
   ) {}
 
-  kick(): void {
+  /** `head`: the log position the caller knows exists; nothing to do if it is already relayed. */
+  kick(head?: number): void {
     if (this.stopped) return;
+    if (head !== undefined) {
+      if (head <= this.relayedPosition) return;
+      this.knownHead = Math.max(this.knownHead, head);
+    }
     if (this.running) {
-      this.again = true;
+      this.again = head === undefined || this.again === 'always' ? 'always' : 'ifBehind';
       return;
     }
     this.running = this.drain()
       .catch(() => this.scheduleRetry())
       .finally(() => {
         this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
+        const again = this.again;
+        this.again = 'none';
+        if (again === 'always') this.kick();
+        else if (again === 'ifBehind') this.kick(this.knownHead);
       });
   }
 

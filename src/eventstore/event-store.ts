@@ -14,11 +14,6 @@ import { upcast } from './upcast.js';
 /** Serializes appenders across every process sharing the database (property 2 in ARCHITECTURE.md). */
 export const APPEND_LOCK_KEY = 7_340_001;
 const MAX_BATCH_EVENTS = 2_000;
-/**
- * Batches on the wire at once. The append lock still commits them one after another, but the next
- * batch is encoded and sent while the previous one executes and syncs, so neither side waits idle.
- */
-const MAX_IN_FLIGHT = 2;
 
 const APPEND_PARAM_TYPES = ['bigint', 'int[]', 'text[]', 'int[]', 'uuid[]', 'text[]', 'int[]', 'jsonb[]', 'jsonb[]', 'text[]'];
 const APPEND_CALL = `SELECT * FROM append_events(${APPEND_PARAM_TYPES.map((type, i) => `$${i + 1}::${type}`).join(', ')})`;
@@ -50,7 +45,7 @@ type Listener = (head: number, count: number) => void;
  */
 export class EventStore {
   private pending: PendingAppend[] = [];
-  private inFlight = 0;
+  private flushing = false;
   private listeners: Listener[] = [];
 
   /** `namedQuery`, when the backend has one, lets PostgreSQL plan the append call once per connection. */
@@ -63,7 +58,7 @@ export class EventStore {
   append(appends: readonly StreamAppend[], metadata: EventMetadata): Promise<StoredEvent[]> {
     return new Promise((resolve, reject) => {
       this.pending.push({ appends, metadata, resolve, reject });
-      if (this.inFlight < MAX_IN_FLIGHT) void this.flush();
+      if (!this.flushing) void this.flush();
     });
   }
 
@@ -73,7 +68,7 @@ export class EventStore {
   }
 
   private async flush(): Promise<void> {
-    this.inFlight += 1;
+    this.flushing = true;
     try {
       while (this.pending.length > 0) {
         const batch = this.takeBatch();
@@ -84,9 +79,12 @@ export class EventStore {
           if (batch.length === 1) batch[0]!.reject(error);
           else for (const request of batch) await this.commitBatch([request]).catch(request.reject);
         }
+        // Let the callers just answered run to their next append, so it joins the next batch
+        // instead of trailing behind it in a batch of its own.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
-      this.inFlight -= 1;
+      this.flushing = false;
     }
   }
 

@@ -15,6 +15,8 @@ export interface ServiceContext {
   /** Log position the read tables have reached in this process. */
   projectedPosition(): number;
   waitForProjections(position: number, timeoutMs?: number): Promise<boolean>;
+  /** Changes whenever rows of `tables` may have changed; key caches of read-table rows on it. */
+  tablesVersion(tables: readonly string[]): number;
 }
 
 export interface RequestMeta {

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { RenderContext, MentionableUser, LinkableChannel } from '../markdown/index.js';
 import type { ServiceContext } from './context.js';
@@ -13,53 +12,35 @@ export interface RealmRenderData {
 }
 
 interface CacheEntry {
-  checkedPosition: number;
+  version: number;
   data: RealmRenderData;
 }
 
-// Log event types that can change what the cache holds. Other areas' types are matched by name
-// (linkifiers, groups, alert words) so a new event type there still invalidates the cache.
-const RELEVANT_TYPES = ['UserCreated', 'UserRenamed', 'UserDeactivated', 'UserReactivated', 'UserEmailChanged', 'UserSettingsChanged',
-  'StreamCreated', 'StreamPropertyChanged', 'StreamArchived', 'RealmPropertiesChanged'];
+/** Every read table loadRenderData reads. */
+const RENDER_TABLES = ['realms', 'users', 'streams', 'user_groups', 'user_group_members', 'user_group_subgroups', 'linkifiers', 'alert_words'];
 
 // Per database (a process may serve several, e.g. in tests), then per realm.
-const caches = new WeakMap<object, { entries: Map<number, CacheEntry>; loading: Map<number, Promise<RealmRenderData>> }>();
+const caches = new WeakMap<object, { entries: Map<number, CacheEntry>; loading: Map<number, { version: number; promise: Promise<RealmRenderData> }> }>();
 
-/**
- * The render data of a realm, cached and keyed on the projection position: when the read tables
- * move on, one indexed look at the new log events says whether anything relevant changed.
- */
+/** The render data of a realm, cached while none of the read tables it comes from has changed. */
 export async function realmRenderData(ctx: ServiceContext, realmId: number): Promise<RealmRenderData> {
-  const position = ctx.projectedPosition();
+  const version = ctx.tablesVersion(RENDER_TABLES);
   let perDb = caches.get(ctx.db);
   if (!perDb) caches.set(ctx.db, (perDb = { entries: new Map(), loading: new Map() }));
   const { entries: cache, loading } = perDb;
   const entry = cache.get(realmId);
-  if (entry && entry.checkedPosition >= position) return entry.data;
+  if (entry && entry.version === version) return entry.data;
   const pending = loading.get(realmId);
-  if (pending) return pending;
-  const promise = (async () => {
-    try {
-      if (entry) {
-        const changed = await sql<{ one: number }>`
-          SELECT 1 AS one FROM events
-          WHERE position > ${entry.checkedPosition} AND position <= ${position}
-            AND (type = ANY(${RELEVANT_TYPES}) OR type ILIKE '%linkifier%' OR type ILIKE '%realmfilter%'
-                 OR type ILIKE '%group%' OR type ILIKE '%alertword%')
-          LIMIT 1`.execute(ctx.db);
-        if (changed.rows.length === 0) {
-          entry.checkedPosition = Math.max(entry.checkedPosition, position);
-          return entry.data;
-        }
-      }
-      const data = await loadRenderData(ctx.db, realmId);
-      cache.set(realmId, { checkedPosition: position, data });
-      return data;
-    } finally {
-      loading.delete(realmId);
-    }
-  })();
-  loading.set(realmId, promise);
+  if (pending && pending.version === version) return pending.promise;
+  const promise = loadRenderData(ctx.db, realmId).then((data) => {
+    if ((cache.get(realmId)?.version ?? -1) <= version) cache.set(realmId, { version, data });
+    return data;
+  });
+  const done = () => {
+    if (loading.get(realmId)?.promise === promise) loading.delete(realmId);
+  };
+  promise.then(done, done);
+  loading.set(realmId, { version, promise });
   return promise;
 }
 

@@ -28,19 +28,38 @@ function basicCredentials(request: FastifyRequest): { email: string; key: string
   return { email: decoded.slice(0, colon), key: decoded.slice(colon + 1) };
 }
 
+const REALM_TABLES = ['realms'];
+const USER_TABLES = ['users', 'realms'];
+const MAX_CACHED_USERS = 50_000;
+
 /** HTTP Basic `email:api_key` for every route that asks for a user. */
 async function authPlugin(app: FastifyInstance, opts: { ctx: ServiceContext }): Promise<void> {
   app.decorateRequest('user', null);
   app.decorateRequest('realmRow', null);
-  // The realm row changes only through events: one shared copy per projected position saves a
-  // query per request and memory per blocked long-poll.
-  let cached: { position: number; realm: RealmRow } | undefined;
+  // Realm and user rows change only through events: shared copies, valid while their read tables
+  // have not changed, save two queries per request and memory per blocked long-poll.
+  let cachedRealm: { version: number; realm: RealmRow } | undefined;
   const currentRealm = async (): Promise<RealmRow | undefined> => {
-    const position = opts.ctx.projectedPosition();
-    if (cached && cached.position === position) return cached.realm;
+    const version = opts.ctx.tablesVersion(REALM_TABLES);
+    if (cachedRealm && cachedRealm.version === version) return cachedRealm.realm;
     const realm = await getDefaultRealm(opts.ctx.db);
-    if (realm) cached = { position, realm };
+    if (realm) cachedRealm = { version, realm };
     return realm;
+  };
+  let usersVersion = -1;
+  const usersByEmail = new Map<string, UserRow>();
+  const userByEmail = async (realm: RealmRow, email: string): Promise<UserRow | undefined> => {
+    const version = opts.ctx.tablesVersion(USER_TABLES);
+    if (version !== usersVersion || usersByEmail.size >= MAX_CACHED_USERS) {
+      usersByEmail.clear();
+      usersVersion = version;
+    }
+    const key = `${realm.id}:${email.toLowerCase()}`;
+    const hit = usersByEmail.get(key);
+    if (hit) return hit;
+    const user = await getUserByEmail(opts.ctx.db, realm.id, email, realmHost(realm));
+    if (user && opts.ctx.tablesVersion(USER_TABLES) === version) usersByEmail.set(key, Object.freeze(user));
+    return user;
   };
   app.addHook('onRequest', async (request) => {
     const realm = await currentRealm();
@@ -51,7 +70,7 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: ServiceContext }): 
     if (!credentials) throw errors.unauthorized();
     if (!realm) throw errors.invalidApiKey();
     if (credentials.key.length !== 32) throw errorsMalformedKey();
-    const user = await getUserByEmail(opts.ctx.db, realm.id, credentials.email, realmHost(realm));
+    const user = await userByEmail(realm, credentials.email);
     if (!user || !constantTimeEqual(user.api_key, credentials.key)) throw errors.invalidApiKey();
     if (!user.is_active) throw errors.userDeactivated();
     request.user = user;
