@@ -66,10 +66,58 @@ async function compactReadState(trx: Trx, userId: number, upTo: number): Promise
   await trx.deleteFrom('message_flags').where('user_id', '=', userId).where('message_id', '<=', upTo).where('flags', '=', 0).execute();
 }
 
+type Span = { user_id: number; from_id: number; to_id: number | null };
+const covers = (s: Span, id: number) => s.from_id <= id && (s.to_id === null || s.to_id >= id);
+
+/**
+ * Messages moving from channel `from` to channel `to`, as the real server moves UserMessage rows:
+ * afterwards exactly the current subscribers of `to` (and the sender) have received them. Those
+ * who had not get them as read; those who had and are not subscribed to `to` lose them with their
+ * flags. Where the spans of `to` would say otherwise, a message_moved_receptions row records the
+ * answer. Everything here comes from the messages projection's own tables, so a rebuild agrees.
+ */
+async function moveReceptions(trx: Trx, ids: number[], from: number, to: number): Promise<void> {
+  if (ids.length === 0) return;
+  const min = Math.min(...ids);
+  const max = Math.max(...ids);
+  const spansOf = (streamId: number) => trx
+    .selectFrom('message_reception_spans')
+    .select(['user_id', 'from_id', 'to_id'])
+    .where('stream_id', '=', streamId)
+    .where((eb) => eb.or([eb('to_id', 'is', null), eb.and([eb('from_id', '<=', max), eb('to_id', '>=', min)])]))
+    .execute();
+  const oldSpans = await spansOf(from);
+  const newSpans = await spansOf(to);
+  const overrides = await trx.selectFrom('message_moved_receptions').select(['user_id', 'message_id', 'received']).where('message_id', 'in', ids).execute();
+  const senders = new Map((await trx.selectFrom('messages').select(['id', 'sender_id']).where('id', 'in', ids).execute()).map((r) => [r.id, r.sender_id]));
+  const current = new Set(newSpans.filter((s) => s.to_id === null).map((s) => s.user_id));
+  const rows: Array<{ user_id: number; message_id: number; received: boolean }> = [];
+  const gained = new Map<number, number[]>();
+  const lost = new Map<number, number[]>();
+  for (const id of ids) {
+    const sender = senders.get(id);
+    const override = new Map(overrides.filter((o) => o.message_id === id).map((o) => [o.user_id, o.received]));
+    const before = new Set(oldSpans.filter((s) => covers(s, id) && override.get(s.user_id) !== false).map((s) => s.user_id));
+    for (const [u, received] of override) if (received) before.add(u);
+    const byDefault = new Set(newSpans.filter((s) => covers(s, id)).map((s) => s.user_id));
+    for (const u of current) {
+      if (u === sender) continue;
+      if (!byDefault.has(u)) rows.push({ user_id: u, message_id: id, received: true });
+      if (!before.has(u)) gained.set(u, [...(gained.get(u) ?? []), id]);
+    }
+    for (const u of byDefault) if (u !== sender && !current.has(u)) rows.push({ user_id: u, message_id: id, received: false });
+    for (const u of before) if (u !== sender && !current.has(u)) lost.set(u, [...(lost.get(u) ?? []), id]);
+  }
+  await trx.deleteFrom('message_moved_receptions').where('message_id', 'in', ids).execute();
+  for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('message_moved_receptions').values(rows.slice(i, i + 1000)).execute();
+  for (const [u, got] of [...gained].sort((a, b) => a[0] - b[0])) await setBits(trx, u, got, FlagBit.READ, FlagBit.UNREAD);
+  for (const [u, gone] of [...lost].sort((a, b) => a[0] - b[0])) await trx.deleteFrom('message_flags').where('user_id', '=', u).where('message_id', 'in', gone).execute();
+}
+
 export const messagesProjection = defineProjection({
   name: 'messages',
-  version: 3,
-  tables: ['messages', 'message_recipients', 'message_dm_recipients', 'message_reception_spans', 'message_flags', 'message_read_state', 'reactions'],
+  version: 4,
+  tables: ['messages', 'message_recipients', 'message_dm_recipients', 'message_reception_spans', 'message_moved_receptions', 'message_flags', 'message_read_state', 'reactions'],
   handlers: {
     MessageSent: async (trx, d, e) => {
       const bits = new Map<number, number>();
@@ -77,6 +125,7 @@ export const messagesProjection = defineProjection({
       add(d.sender_id, d.read_by_sender ? FlagBit.READ : FlagBit.UNREAD);
       for (const id of d.mentioned_user_ids) add(id, FlagBit.MENTIONED);
       for (const id of d.alerted_user_ids) add(id, FlagBit.HAS_ALERT_WORD);
+      for (const id of d.topic_wildcard_user_ids ?? []) add(id, FlagBit.TOPIC_WILDCARD);
       // One statement for every row a message writes: sending is the hot path of the fold.
       const ctes = [
         sql`rec AS (INSERT INTO message_recipients (id, key) VALUES (${d.recipient_id}, ${d.recipient_key}) ON CONFLICT DO NOTHING)`,
@@ -98,6 +147,7 @@ export const messagesProjection = defineProjection({
       const anchor = await trx.selectFrom('messages').select(['edit_history', 'topic', 'stream_id']).where('id', '=', d.message_id).executeTakeFirst();
       if (!anchor) return;
       const moved = d.new_topic !== null || d.new_stream_id !== null;
+      if (d.new_stream_id !== null && d.stream_id !== null) await moveReceptions(trx, d.message_ids, d.stream_id, d.new_stream_id);
       for (const id of d.message_ids) {
         const row = id === d.message_id ? anchor : await trx.selectFrom('messages').select(['edit_history', 'topic', 'stream_id']).where('id', '=', id).executeTakeFirst();
         if (!row) continue;
@@ -136,17 +186,11 @@ export const messagesProjection = defineProjection({
         if (id === d.message_id) set.version = e.stream_version;
         await trx.updateTable('messages').set(set as never).where('id', '=', id).execute();
       }
-      if (d.new_stream_id !== null && d.stream_id !== null) {
-        // Subscribers of the new channel who never received these messages get them as read,
-        // as the real server does for users gaining access through a move.
-        for (const id of d.message_ids) {
-          const gaining = await sql<{ user_id: number }>`
-            SELECT DISTINCT s.user_id FROM message_reception_spans s
-            WHERE s.stream_id = ${d.new_stream_id} AND s.from_id <= ${id} AND (s.to_id IS NULL OR s.to_id >= ${id})
-              AND NOT EXISTS (SELECT 1 FROM message_reception_spans o WHERE o.user_id = s.user_id AND o.stream_id = ${d.stream_id}
-                AND o.from_id <= ${id} AND (o.to_id IS NULL OR o.to_id >= ${id}))`.execute(trx);
-          for (const row of gaining.rows) await setBits(trx, row.user_id, [id], FlagBit.READ);
-        }
+      if (d.content !== null) {
+        await trx.updateTable('message_flags').set({ flags: sql`flags & ${~FlagBit.TOPIC_WILDCARD}` as never })
+          .where('message_id', '=', d.message_id).where(sql<boolean>`flags & ${FlagBit.TOPIC_WILDCARD} <> 0`).execute();
+        await trx.deleteFrom('message_flags').where('message_id', '=', d.message_id).where('flags', '=', 0).execute();
+        for (const id of d.topic_wildcard_user_ids ?? []) await setBits(trx, id, [d.message_id], FlagBit.TOPIC_WILDCARD);
       }
       if (d.mentioned_user_ids !== null) {
         const before = new Set(d.prev_mentioned_user_ids ?? []);
@@ -160,6 +204,7 @@ export const messagesProjection = defineProjection({
       await trx.deleteFrom('messages').where('id', 'in', d.message_ids).execute();
       await trx.deleteFrom('message_flags').where('message_id', 'in', d.message_ids).execute();
       await trx.deleteFrom('message_dm_recipients').where('message_id', 'in', d.message_ids).execute();
+      await trx.deleteFrom('message_moved_receptions').where('message_id', 'in', d.message_ids).execute();
       await trx.deleteFrom('reactions').where('message_id', 'in', d.message_ids).execute();
     },
     ReactionAdded: async (trx, d, e) => {

@@ -50,7 +50,7 @@ export async function userMessageState(db: Db, viewerId: number, rows: MessageRo
   const received = new Set<number>();
   if (ids.length === 0) return { bits, received };
   const streamIds = [...new Set(rows.filter((r) => r.stream_id !== null).map((r) => r.stream_id!))];
-  const [flagRows, spans] = await Promise.all([
+  const [flagRows, spans, moved] = await Promise.all([
     db.selectFrom('message_flags').select(['message_id', 'flags']).where('user_id', '=', viewerId).where('message_id', 'in', ids).execute(),
     streamIds.length === 0 ? Promise.resolve([]) : db
       .selectFrom('message_reception_spans')
@@ -58,13 +58,22 @@ export async function userMessageState(db: Db, viewerId: number, rows: MessageRo
       .where('user_id', '=', viewerId)
       .where('stream_id', 'in', streamIds)
       .execute(),
+    streamIds.length === 0 ? Promise.resolve([]) : db
+      .selectFrom('message_moved_receptions')
+      .select(['message_id', 'received'])
+      .where('user_id', '=', viewerId)
+      .where('message_id', 'in', ids)
+      .execute(),
   ]);
+  const movedReception = new Map(moved.map((r) => [r.message_id, r.received]));
   for (const f of flagRows) bits.set(f.message_id, f.flags);
   for (const r of rows) {
     if (r.sender_id === viewerId) received.add(r.id);
     else if (r.dm_key !== null) {
       if (r.dm_key.split(',').map(Number).includes(viewerId)) received.add(r.id);
-    } else if (spans.some((s) => s.stream_id === r.stream_id && s.from_id <= r.id && (s.to_id === null || s.to_id >= r.id))) received.add(r.id);
+    } else if (movedReception.get(r.id) ?? spans.some((s) => s.stream_id === r.stream_id && s.from_id <= r.id && (s.to_id === null || s.to_id >= r.id))) {
+      received.add(r.id);
+    }
   }
   return { bits, received };
 }
@@ -125,7 +134,6 @@ export async function formatMessages(
       bits: state.bits.get(row.id) ?? 0,
       received: state.received.has(row.id),
       streamWildcard: row.stream_wildcard,
-      topicWildcard: row.topic_wildcard,
     });
     return message;
   });
@@ -249,7 +257,7 @@ export async function unreadMessages(db: Db, viewer: NarrowViewer, limit = 50_00
   const flags = sql`COALESCE((SELECT f.flags FROM message_flags f WHERE f.user_id = ${viewer.user_id} AND f.message_id = m.id), 0)`;
   const rows = await sql<{ id: number; stream_id: number | null; topic: string; sender_id: number; dm_key: string | null; mentioned: boolean; muted: boolean }>`
     SELECT m.id, m.stream_id, m.topic, m.sender_id, m.dm_key,
-      ((${flags} & ${FlagBit.MENTIONED}) <> 0 OR m.stream_wildcard OR m.topic_wildcard) AS mentioned,
+      ((${flags} & ${FlagBit.MENTIONED | FlagBit.TOPIC_WILDCARD}) <> 0 OR m.stream_wildcard) AS mentioned,
       ${mutedSql(viewer.user_id)} AS muted
     FROM messages m
     WHERE m.realm_id = ${viewer.realm_id} AND ${receivedSql(viewer.user_id)} AND ${unreadSql(viewer)}

@@ -66,12 +66,17 @@ export interface NarrowViewer extends Viewer {
   readThrough: number;
 }
 
-/** The viewer received the message (subscription span, DM participant, or sender). */
+/**
+ * The viewer received the message (subscription span, DM participant, or sender). For a channel
+ * message moved between channels, a message_moved_receptions row overrides the span answer.
+ */
 export function receivedSql(userId: number): RawBuilder<unknown> {
   return sql`(m.sender_id = ${userId}
     OR (m.dm_key IS NOT NULL AND EXISTS (SELECT 1 FROM message_dm_recipients d WHERE d.user_id = ${userId} AND d.message_id = m.id))
-    OR (m.stream_id IS NOT NULL AND EXISTS (SELECT 1 FROM message_reception_spans s WHERE s.user_id = ${userId}
-        AND s.stream_id = m.stream_id AND s.from_id <= m.id AND (s.to_id IS NULL OR s.to_id >= m.id))))`;
+    OR (m.stream_id IS NOT NULL AND COALESCE(
+      (SELECT mr.received FROM message_moved_receptions mr WHERE mr.user_id = ${userId} AND mr.message_id = m.id),
+      EXISTS (SELECT 1 FROM message_reception_spans s WHERE s.user_id = ${userId}
+        AND s.stream_id = m.stream_id AND s.from_id <= m.id AND (s.to_id IS NULL OR s.to_id >= m.id)))))`;
 }
 
 const flagsSql = (userId: number) => sql`COALESCE((SELECT f.flags FROM message_flags f WHERE f.user_id = ${userId} AND f.message_id = m.id), 0)`;
@@ -241,7 +246,7 @@ export async function buildNarrow(db: Db, viewer: NarrowViewer, realmHost: strin
             cond = sql`(${flags} & ${FlagBit.STARRED} <> 0)`;
             break;
           case 'mentioned':
-            cond = sql`((${flags} & ${FlagBit.MENTIONED} <> 0) OR ((m.stream_wildcard OR m.topic_wildcard) AND ${receivedSql(viewer.user_id)}))`;
+            cond = sql`((${flags} & ${FlagBit.MENTIONED | FlagBit.TOPIC_WILDCARD} <> 0) OR (m.stream_wildcard AND ${receivedSql(viewer.user_id)}))`;
             break;
           case 'alerted':
             cond = sql`(${flags} & ${FlagBit.HAS_ALERT_WORD} <> 0)`;
@@ -319,7 +324,13 @@ export async function messageVisibleTo(
     stream = await db.selectFrom('streams').selectAll().where('id', '=', message.stream_id).executeTakeFirst();
     subscribed = await isSubscribed(db, viewer.user_id, message.stream_id);
     if (!received) {
-      const span = await db
+      const moved = await db
+        .selectFrom('message_moved_receptions')
+        .select('received')
+        .where('user_id', '=', viewer.user_id)
+        .where('message_id', '=', message.id)
+        .executeTakeFirst();
+      const span = moved ? undefined : await db
         .selectFrom('message_reception_spans')
         .select('user_id')
         .where('user_id', '=', viewer.user_id)
@@ -327,7 +338,7 @@ export async function messageVisibleTo(
         .where('from_id', '<=', message.id)
         .where((eb) => eb.or([eb('to_id', 'is', null), eb('to_id', '>=', message.id)]))
         .executeTakeFirst();
-      received = span !== undefined;
+      received = moved ? moved.received : span !== undefined;
     }
   }
   return canReadMessage(viewer, message, { stream, subscribed, received, dmParticipant: participants.includes(viewer.user_id) });

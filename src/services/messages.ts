@@ -18,11 +18,12 @@ import type { MessageFlagsChanged, MessagesDeleted } from '../domain/messages/ev
 import { EDITABLE_FLAGS, FlagBit, NON_EDITABLE_FLAGS, isRead } from '../domain/messages/flags.js';
 import type { StreamPropertyChanged } from '../domain/channels/events.js';
 import { emojiByCode, emojiByName, renderMarkdown } from '../markdown/index.js';
-import { buildNarrow, messageVisibleTo, mutedSql, parseNarrow, unreadSql, type NarrowViewer } from '../read/narrow.js';
+import { buildNarrow, messageVisibleTo, mutedSql, parseNarrow, receivedSql, unreadSql, type NarrowViewer } from '../read/narrow.js';
 import { getMessageRow, getMessageRows, narrowViewer, readThroughOf, userMessageState, fetchMessages, type FetchParams, type MessageRow } from '../read/messages.js';
 import { getUserByEmail, type UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
-import { canSeeStreamMetadata, isSubscribed, subscriberIds, type StreamRow } from '../visibility.js';
+import { canSeeStreamMetadata, isSubscribed, streamHistoryIsProtected, subscriberIds, type StreamRow } from '../visibility.js';
+import { DEFAULT_REALM_PROPERTIES } from '../domain/realm/defaults.js';
 import { alertedUsers, realmRenderData } from './render-context.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { isAdminRole } from '../domain/roles.js';
@@ -200,6 +201,7 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     for (const id of data.groupMembers.get(groupId) ?? []) if (receiverSet.has(id)) mentioned.add(id);
   }
   const alerted = alertedUsers(data.alertWords, receivers.filter((id) => id !== user.id), content);
+  const topicWildcardUserIds = rendered.topicWildcard && streamId !== null ? await topicParticipants(ctx.db, streamId, topic, user.id, receiverSet) : [];
   const recipientId = await recipientIdFor(ctx, recipientKey);
   const messageId = await idPromise;
   const events = decideSendMessage({
@@ -222,6 +224,7 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     mentioned_user_ids: [...mentioned].sort((a, b) => a - b),
     stream_wildcard: rendered.streamWildcard,
     topic_wildcard: rendered.topicWildcard,
+    topic_wildcard_user_ids: topicWildcardUserIds,
     alerted_user_ids: alerted,
     read_by_sender: params.read_by_sender ?? true,
     attachment_paths: rendered.linkedUploadPaths,
@@ -255,6 +258,26 @@ function stateOf(row: MessageRow): MessageState {
     date_sent: Number(row.date_sent),
     dm_user_ids: row.dm_key ? row.dm_key.split(',').map(Number) : [],
   };
+}
+
+/** A realm time limit in seconds; null (or absent) means no limit. */
+function limitOf(props: Record<string, unknown>, key: string): number | null {
+  const v = props[key] === undefined ? DEFAULT_REALM_PROPERTIES[key as keyof typeof DEFAULT_REALM_PROPERTIES] : props[key];
+  return typeof v === 'number' ? v : null;
+}
+
+/**
+ * Users who take part in a topic (sent a message to it or reacted to one), among `among`: the
+ * only receivers a topic wildcard mention (@**topic**) flags, as on the real server.
+ */
+async function topicParticipants(db: Db, streamId: number, topic: string, senderId: number, among: Set<number>): Promise<number[]> {
+  const rows = (await sql<{ user_id: number }>`
+    SELECT m.sender_id AS user_id FROM messages m WHERE m.stream_id = ${streamId} AND lower(m.topic) = ${topic.toLowerCase()}
+    UNION
+    SELECT r.user_id FROM reactions r JOIN messages m ON m.id = r.message_id
+    WHERE m.stream_id = ${streamId} AND lower(m.topic) = ${topic.toLowerCase()}`.execute(db)).rows;
+  const ids = new Set([senderId, ...rows.map((r) => Number(r.user_id))]);
+  return [...ids].filter((id) => among.has(id)).sort((a, b) => a - b);
 }
 
 export interface EditParams {
@@ -296,6 +319,9 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
         prev_mentioned_user_ids: prev.map((p) => p.user_id).sort((a, b) => a - b),
         stream_wildcard: rendered.streamWildcard,
         topic_wildcard: rendered.topicWildcard,
+        topic_wildcard_user_ids: rendered.topicWildcard && row.stream_id !== null
+          ? await topicParticipants(ctx.db, row.stream_id, row.topic, row.sender_id, receivers)
+          : [],
         attachment_paths: rendered.linkedUploadPaths,
       };
     }
@@ -311,16 +337,19 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     }
     const mode = params.propagate_mode ?? 'change_one';
     let movedIds = [messageId];
+    let movedDates = [Number(row.date_sent)];
     if ((newTopic !== null || newStreamId !== null) && row.stream_id !== null && mode !== 'change_one') {
-      const rows = await ctx.db
-        .selectFrom('messages')
-        .select('id')
-        .where('stream_id', '=', row.stream_id)
-        .where(sql`lower(topic)`, '=', row.topic.toLowerCase())
-        .$if(mode === 'change_later', (q) => q.where('id', '>=', messageId))
-        .orderBy('id')
-        .execute();
-      movedIds = [messageId, ...rows.map((r) => r.id).filter((id) => id !== messageId)];
+      // In a channel with protected history, only what the actor received moves (as on the real server).
+      const from = await ctx.db.selectFrom('streams').selectAll().where('id', '=', row.stream_id).executeTakeFirst();
+      const rows = (await sql<{ id: number; date_sent: number }>`
+        SELECT m.id, m.date_sent FROM messages m
+        WHERE m.stream_id = ${row.stream_id} AND lower(m.topic) = ${row.topic.toLowerCase()}
+          ${mode === 'change_later' ? sql`AND m.id >= ${messageId}` : sql``}
+          ${from && streamHistoryIsProtected(from) ? sql`AND ${receivedSql(user.id)}` : sql``}
+        ORDER BY m.id`.execute(ctx.db)).rows;
+      const others = rows.filter((r) => r.id !== messageId);
+      movedIds = [messageId, ...others.map((r) => r.id)];
+      movedDates = [Number(row.date_sent), ...others.map((r) => Number(r.date_sent))];
     }
     const events = decideEditMessage({
       actor: senderOf(user),
@@ -330,11 +359,14 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
       new_stream_id: newStreamId,
       propagate_mode: mode,
       moved_ids: movedIds,
+      moved_dates: movedDates,
       policy: {
         allow_message_editing: props.allow_message_editing !== false,
         message_content_edit_limit_seconds: (props.message_content_edit_limit_seconds as number | null | undefined) ?? null,
         edit_topic_policy: Number(props.edit_topic_policy ?? 5),
         move_messages_between_streams_policy: Number(props.move_messages_between_streams_policy ?? 1),
+        move_messages_within_stream_limit_seconds: limitOf(props, 'move_messages_within_stream_limit_seconds'),
+        move_messages_between_streams_limit_seconds: limitOf(props, 'move_messages_between_streams_limit_seconds'),
       },
     }, state);
     return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: undefined };
@@ -441,7 +473,7 @@ async function messageDetails(db: Db, viewer: NarrowViewer, rows: MessageRow[]):
     SELECT m.id FROM messages m WHERE m.id IN (${sql.join(rows.map((r) => r.id))}) AND ${mutedSql(viewer.user_id)}`.execute(db)).rows.map((r) => r.id));
   for (const r of rows) {
     const bits = state.bits.get(r.id) ?? 0;
-    const mentioned = (bits & FlagBit.MENTIONED) !== 0 || r.stream_wildcard || r.topic_wildcard;
+    const mentioned = (bits & (FlagBit.MENTIONED | FlagBit.TOPIC_WILDCARD)) !== 0 || r.stream_wildcard;
     const d: Record<string, unknown> = r.stream_id === null
       ? { type: 'private', user_ids: (r.dm_key ?? '').split(',').map(Number).filter((id) => id !== viewer.user_id) }
       : { type: 'stream', stream_id: r.stream_id, topic: r.topic, unmuted_stream_msg: !muted.has(r.id) };

@@ -36,12 +36,19 @@ t.test('rebuild reproduces the message read tables', async (t) => {
   await s.api('DELETE', `/messages/${m1}/reactions`, alice, { emoji_name: 'tada' });
   await s.api('PATCH', `/messages/${m1}`, alice, { content: 'edited, no mention' });
   await s.api('PATCH', `/messages/${m2}`, bob, { topic: 'renamed', propagate_mode: 'change_all' });
+  // A move to another channel, with a late joiner there and a former member: moved-reception rows.
+  const dave = await s.user(Role.MEMBER, 'Dave');
+  await createChannel(s, alice, 'elsewhere', [dave, carol]);
+  const m4 = await sendStream(s, alice, 'general', 'moving', 'go @**topic**');
+  await unsubscribe(s, dave, 'elsewhere', [dave]);
+  await subscribe(s, alice, 'elsewhere', [bob]);
+  await s.api('PATCH', `/messages/${m4}`, alice, { stream_id: (await s.api('GET', '/get_stream_id', alice, { stream: 'elsewhere' })).body.stream_id, propagate_mode: 'change_all' });
   await s.api('DELETE', `/messages/${d1}`, alice);
   await s.api('POST', `/streams/${sid}/delete_topic`, admin, { topic_name: 'renamed' });
 
   const tables = messagesProjection.tables as string[];
   const before = await tableChecksums(s.platform.db, tables);
-  for (const table of ['messages', 'message_flags', 'message_reception_spans', 'message_read_state', 'reactions']) {
+  for (const table of ['messages', 'message_flags', 'message_reception_spans', 'message_moved_receptions', 'message_read_state', 'reactions']) {
     t.ok(before.find((x) => x.table === table)!.rows > 0, `the workload wrote ${table}`);
   }
   const head = await s.platform.store.head();

@@ -42,6 +42,13 @@ export interface MessageReceptionSpansTable {
   to_id: number | null;
 }
 
+/** Reception of a message moved between channels, where it differs from the spans' answer. */
+export interface MessageMovedReceptionsTable {
+  user_id: number;
+  message_id: number;
+  received: boolean;
+}
+
 export interface MessageFlagsTable {
   user_id: number;
   message_id: number;
@@ -67,6 +74,7 @@ export interface MessageTables {
   message_recipients: MessageRecipientsTable;
   message_dm_recipients: MessageDmRecipientsTable;
   message_reception_spans: MessageReceptionSpansTable;
+  message_moved_receptions: MessageMovedReceptionsTable;
   message_flags: MessageFlagsTable;
   message_read_state: MessageReadStateTable;
   reactions: ReactionsTable;

@@ -87,6 +87,22 @@ export interface EditPolicy {
   /** 1 members, 2 administrators, 3 full members, 4 moderators, 5 everyone, 6 nobody */
   edit_topic_policy: number;
   move_messages_between_streams_policy?: number;
+  /** null: no limit (moderators and administrators are never limited) */
+  move_messages_within_stream_limit_seconds?: number | null;
+  move_messages_between_streams_limit_seconds?: number | null;
+}
+
+/** The real server's grace period on top of the move time limits. */
+const MOVE_LIMIT_BUFFER_SECONDS = 20;
+
+/** Refusal of a change_all move when older messages of the topic are past the limit. */
+export function moveTimeLimitExceeded(allowed: number[], total: number): ApiError {
+  return new ApiError('MOVE_MESSAGES_TIME_LIMIT_EXCEEDED', 400,
+    `You only have permission to move the ${allowed.length}/${total} most recent messages in this topic.`, {
+      first_message_id_allowed_to_move: allowed.length > 0 ? Math.min(...allowed) : null,
+      total_messages_allowed_to_move: allowed.length,
+      total_messages_in_topic: total,
+    });
 }
 
 /** The organization's "who may" policies; administrators may always. */
@@ -109,12 +125,14 @@ export interface EditCommand {
   actor: Sender;
   now: number;
   content: { content: string; rendered_content: string; is_me_message: boolean; has_link: boolean; has_image: boolean; has_attachment: boolean;
-    mentioned_user_ids: number[]; prev_mentioned_user_ids: number[]; stream_wildcard: boolean; topic_wildcard: boolean; attachment_paths: string[] } | null;
+    mentioned_user_ids: number[]; prev_mentioned_user_ids: number[]; stream_wildcard: boolean; topic_wildcard: boolean; topic_wildcard_user_ids?: number[]; attachment_paths: string[] } | null;
   new_topic: string | null;
   new_stream_id: number | null;
   propagate_mode: 'change_one' | 'change_later' | 'change_all';
   /** ids of the messages the move applies to (the message itself first) */
   moved_ids: number[];
+  /** date_sent of each of moved_ids (same order), for the move time limits */
+  moved_dates?: number[];
   policy: EditPolicy;
 }
 
@@ -138,6 +156,7 @@ export function decideEditMessage(command: EditCommand, state: MessageState): Me
       && !allowedByPolicy(actor.role, command.policy.move_messages_between_streams_policy ?? 1)) {
       throw errors.badRequest("You don't have permission to move this message");
     }
+    checkMoveTimeLimits(command, state);
   }
   const contentChanged = command.content !== null && command.content.content !== state.content;
   const topicChanged = command.new_topic !== null && command.new_topic !== state.topic;
@@ -169,6 +188,7 @@ export function decideEditMessage(command: EditCommand, state: MessageState): Me
       prev_mentioned_user_ids: c ? c.prev_mentioned_user_ids : null,
       stream_wildcard: c ? c.stream_wildcard : null,
       topic_wildcard: c ? c.topic_wildcard : null,
+      topic_wildcard_user_ids: c ? c.topic_wildcard_user_ids ?? [] : null,
       attachment_paths: c ? c.attachment_paths : null,
       new_topic: topicChanged ? command.new_topic : null,
       new_stream_id: streamChanged ? command.new_stream_id : null,
@@ -176,6 +196,29 @@ export function decideEditMessage(command: EditCommand, state: MessageState): Me
       dm_user_ids: state.dm_user_ids,
     },
   }];
+}
+
+/**
+ * Members below moderator may move only messages sent within the organization's limits: the
+ * message itself, and with change_all every message of the topic (the real server's rules).
+ */
+function checkMoveTimeLimits(command: EditCommand, state: MessageState): void {
+  if (isModeratorOrAbove(command.actor.role)) return;
+  const topicChanged = command.new_topic !== null && command.new_topic !== state.topic;
+  const streamChanged = command.new_stream_id !== null && command.new_stream_id !== state.stream_id;
+  const topicLimit = topicChanged ? command.policy.move_messages_within_stream_limit_seconds ?? null : null;
+  const streamLimit = streamChanged ? command.policy.move_messages_between_streams_limit_seconds ?? null : null;
+  const age = command.now - state.date_sent;
+  if (topicLimit !== null && age > topicLimit + MOVE_LIMIT_BUFFER_SECONDS) {
+    throw errors.badRequest("The time limit for editing this message's topic has passed.");
+  }
+  if (streamLimit !== null && age > streamLimit + MOVE_LIMIT_BUFFER_SECONDS) {
+    throw errors.badRequest("The time limit for editing this message's channel has passed");
+  }
+  if (command.propagate_mode !== 'change_all' || (topicLimit === null && streamLimit === null) || !command.moved_dates) return;
+  const deadline = Math.min(...[topicLimit, streamLimit].filter((x): x is number => x !== null)) + MOVE_LIMIT_BUFFER_SECONDS;
+  const allowed = command.moved_ids.filter((_, i) => command.moved_dates![i]! > command.now - deadline);
+  if (allowed.length < command.moved_ids.length) throw moveTimeLimitExceeded(allowed, command.moved_ids.length);
 }
 
 export interface DeletePolicy {

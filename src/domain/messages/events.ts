@@ -28,6 +28,12 @@ export type MessageSent = Event<'MessageSent', {
   mentioned_user_ids: number[];
   stream_wildcard: boolean;
   topic_wildcard: boolean;
+  /**
+   * receivers a topic wildcard mention flags: those who took part in the topic (sent to it or
+   * reacted in it) when the message was sent, sender included; absent in events written before
+   * this field existed (nobody is flagged then)
+   */
+  topic_wildcard_user_ids?: number[];
   /** recipients with one of their alert words in the content */
   alerted_user_ids: number[];
   read_by_sender: boolean;
@@ -60,6 +66,8 @@ export type MessageEdited = Event<'MessageEdited', {
   prev_mentioned_user_ids: number[] | null;
   stream_wildcard: boolean | null;
   topic_wildcard: boolean | null;
+  /** content change: receivers the new content's topic wildcard mention flags (see MessageSent) */
+  topic_wildcard_user_ids?: number[] | null;
   /** uploads the new content links to; null when the content did not change */
   attachment_paths: string[] | null;
   /** move (null: unchanged) */

@@ -7,6 +7,8 @@ export const FlagBit = {
   MENTIONED: 8,
   HAS_ALERT_WORD: 16,
   COLLAPSED: 32,
+  /** a topic wildcard mention (@**topic**) that counts for this user: they took part in the topic */
+  TOPIC_WILDCARD: 64,
 } as const;
 
 /** Flags a client may change with POST /messages/flags. */
@@ -23,7 +25,6 @@ export interface FlagInputs {
   /** the user received the message (subscribed when sent, or a DM participant, or its sender) */
   received: boolean;
   streamWildcard: boolean;
-  topicWildcard: boolean;
 }
 
 /** The flags list of one message for one user, from the sparse state. */
@@ -34,8 +35,9 @@ export function flagsOf(f: FlagInputs): string[] {
   if (f.bits & FlagBit.COLLAPSED) out.push('collapsed');
   if (f.bits & FlagBit.MENTIONED) out.push('mentioned');
   if (f.received && f.streamWildcard) out.push('stream_wildcard_mentioned');
-  if (f.received && f.topicWildcard) out.push('topic_wildcard_mentioned');
-  if (f.received && (f.streamWildcard || f.topicWildcard)) out.push('wildcard_mentioned');
+  const topicWildcard = (f.bits & FlagBit.TOPIC_WILDCARD) !== 0;
+  if (topicWildcard) out.push('topic_wildcard_mentioned');
+  if ((f.received && f.streamWildcard) || topicWildcard) out.push('wildcard_mentioned');
   if (f.bits & FlagBit.HAS_ALERT_WORD) out.push('has_alert_word');
   if (!f.received) out.push('historical');
   return out;

@@ -11,6 +11,7 @@ import { receivedSql } from '../../read/narrow.js';
 import { renderTopicLinks, type Linkifier } from '../../markdown/index.js';
 import { messageReceiversJsonSql } from '../../visibility.js';
 import type { ClientEvent, PreparedEvent } from '../types.js';
+import { Role } from '../../domain/roles.js';
 
 async function linkifiersOf(db: Db, realmId: number): Promise<Linkifier[]> {
   const rows = await db.selectFrom('linkifiers').select(['id', 'pattern', 'url_template']).where('realm_id', '=', realmId).orderBy('order').orderBy('id').execute();
@@ -35,10 +36,30 @@ async function receiversByMessage(db: Db, streamId: number | null, dmUserIds: nu
     .where('from_id', '<=', Math.max(...ids))
     .where((eb) => eb.or([eb('to_id', 'is', null), eb('to_id', '>=', Math.min(...ids))]))
     .execute();
+  // Messages moved in from another channel: explicit rows override the spans.
+  const moved = await db.selectFrom('message_moved_receptions').select(['user_id', 'message_id', 'received']).where('message_id', 'in', ids).execute();
+  const override = new Map(moved.map((r) => [`${r.user_id}:${r.message_id}`, r.received]));
+  const add = (userId: number, got: number[]) => {
+    if (got.length > 0) out.set(userId, [...new Set([...(out.get(userId) ?? []), ...got])].sort((a, b) => a - b));
+  };
+  for (const s of spans) add(s.user_id, ids.filter((id) => s.from_id <= id && (s.to_id === null || s.to_id >= id) && override.get(`${s.user_id}:${id}`) !== false));
+  for (const r of moved) if (r.received) add(r.user_id, [r.message_id]);
+  return out;
+}
+
+/** Who had received `ids` in channel `streamId` by its spans alone (the audience before a move out of it). */
+async function spanReceivers(db: Db, streamId: number, ids: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
+  const spans = await db
+    .selectFrom('message_reception_spans')
+    .select(['user_id', 'from_id', 'to_id'])
+    .where('stream_id', '=', streamId)
+    .where('from_id', '<=', Math.max(...ids))
+    .where((eb) => eb.or([eb('to_id', 'is', null), eb('to_id', '>=', Math.min(...ids))]))
+    .execute();
   for (const s of spans) {
     const got = ids.filter((id) => s.from_id <= id && (s.to_id === null || s.to_id >= id));
-    if (got.length === 0) continue;
-    out.set(s.user_id, [...new Set([...(out.get(s.user_id) ?? []), ...got])].sort((a, b) => a - b));
+    if (got.length > 0) out.set(s.user_id, [...new Set([...(out.get(s.user_id) ?? []), ...got])].sort((a, b) => a - b));
   }
   return out;
 }
@@ -114,6 +135,7 @@ registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | nul
   };
   const mentioned = new Set(d.mentioned_user_ids);
   const alerted = new Set(d.alerted_user_ids);
+  const topicWildcard = new Set(d.topic_wildcard_user_ids ?? []);
   return {
     audience,
     forUser: (r) => {
@@ -133,6 +155,7 @@ registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | nul
       if (r.user.id === d.sender_id) bits |= d.read_by_sender ? FlagBit.READ : FlagBit.UNREAD;
       if (mentioned.has(r.user.id)) bits |= FlagBit.MENTIONED;
       if (alerted.has(r.user.id)) bits |= FlagBit.HAS_ALERT_WORD;
+      if (topicWildcard.has(r.user.id)) bits |= FlagBit.TOPIC_WILDCARD;
       const flags = flagsOf({
         userId: r.user.id,
         senderId: d.sender_id,
@@ -141,7 +164,6 @@ registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | nul
         bits,
         received: true,
         streamWildcard: d.stream_wildcard,
-        topicWildcard: d.topic_wildcard,
       });
       if (r.queue.narrow.length > 0 && !matchesQueueNarrow(r.queue.narrow, {
         stream_id: d.stream_id,
@@ -160,8 +182,25 @@ registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | nul
 
 registerTranslator('MessageEdited', async (event, db): Promise<PreparedEvent | null> => {
   const d = event.data as DataOf<'MessageEdited'>;
-  const receivers = await receiversByMessage(db, d.stream_id, d.dm_user_ids, d.message_ids);
-  const audience = new Set(receivers.keys());
+  const movedOut = d.new_stream_id !== null && d.stream_id !== null && d.message_ids.length > 0;
+  // After a move between channels the reception answer is the new channel's (the fold ran first).
+  const receivers = await receiversByMessage(db, movedOut ? d.new_stream_id : d.stream_id, d.dm_user_ids, d.message_ids);
+  // Who had the messages in the old channel and not any more: they keep seeing the messages (as
+  // not received) where the new channel is public and they are no guests; otherwise the messages
+  // are gone for them, as if deleted (the real server's delete_message to users losing access).
+  const formerly = new Map<number, number[]>();
+  const deletedFor = new Map<number, number[]>();
+  if (movedOut) {
+    const [before, target] = await Promise.all([
+      spanReceivers(db, d.stream_id!, d.message_ids),
+      db.selectFrom('streams').select(['invite_only']).where('id', '=', d.new_stream_id!).executeTakeFirst(),
+    ]);
+    const leaving = [...before.keys()].filter((u) => !receivers.has(u));
+    const guests = new Set(leaving.length === 0 ? [] : (await db.selectFrom('users').select(['id', 'role']).where('id', 'in', leaving).execute())
+      .filter((u) => u.role === Role.GUEST).map((u) => u.id));
+    for (const u of leaving) (target?.invite_only !== false || guests.has(u) ? deletedFor : formerly).set(u, before.get(u)!);
+  }
+  const audience = new Set([...receivers.keys(), ...formerly.keys(), ...deletedFor.keys()]);
   const [stream, flagRows, readStates, linkifiers] = await Promise.all([
     d.stream_id === null ? Promise.resolve(undefined) : db.selectFrom('streams').select('name').where('id', '=', d.stream_id).executeTakeFirst(),
     db.selectFrom('message_flags').select(['user_id', 'flags']).where('message_id', '=', d.message_id).execute(),
@@ -170,11 +209,18 @@ registerTranslator('MessageEdited', async (event, db): Promise<PreparedEvent | n
   ]);
   const bitsOf = new Map(flagRows.map((f) => [f.user_id, f.flags]));
   const readThrough = new Map(readStates.map((s) => [s.user_id, s.read_through]));
-  const current = await db.selectFrom('messages').select(['stream_wildcard', 'topic_wildcard']).where('id', '=', d.message_id).executeTakeFirst();
+  const current = await db.selectFrom('messages').select(['stream_wildcard']).where('id', '=', d.message_id).executeTakeFirst();
   return {
     audience,
     forUser: (r) => {
-      const mine = receivers.get(r.user.id) ?? [];
+      const gone = deletedFor.get(r.user.id);
+      if (gone) {
+        const base = { type: 'delete_message', message_type: 'stream', stream_id: d.stream_id, topic: d.orig_topic };
+        if (r.queue.client_capabilities.bulk_message_deletion) return [{ ...base, message_ids: gone }];
+        return gone.map((id) => ({ ...base, message_id: id }));
+      }
+      const received = receivers.get(r.user.id) ?? [];
+      const mine = received.length > 0 ? received : formerly.get(r.user.id) ?? [];
       if (mine.length === 0) return [];
       const out: ClientEvent = {
         type: 'update_message',
@@ -188,9 +234,8 @@ registerTranslator('MessageEdited', async (event, db): Promise<PreparedEvent | n
           messageId: d.message_id,
           readThrough: readThrough.get(r.user.id) ?? 0,
           bits: bitsOf.get(r.user.id) ?? 0,
-          received: true,
+          received: received.includes(d.message_id),
           streamWildcard: current?.stream_wildcard ?? false,
-          topicWildcard: current?.topic_wildcard ?? false,
         }),
         rendering_only: false,
       };
