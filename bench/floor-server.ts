@@ -16,5 +16,6 @@ app.get('/release', async () => {
   return { released: waiting.length };
 });
 app.get('/held', async () => ({ held: held.length }));
-await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
+// The same accept queue as src/server.ts, so both hold their crowd under the same conditions.
+await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT), backlog: 4096 });
 console.log('listening on floor');

@@ -24,7 +24,7 @@ const SIZES = (process.env.LONGPOLL_SIZES ?? '1000,10000').split(',').map(Number
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
 interface Reply { status: number; body: any }
-function request(port: number, method: string, url: string, auth?: string, body?: string): Promise<Reply> {
+function request(port: number, method: string, url: string, auth?: string, body?: string, attempt = 1): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path: url, agent, headers: {
       ...(auth ? { authorization: auth } : {}),
@@ -37,9 +37,10 @@ function request(port: number, method: string, url: string, auth?: string, body?
         try { resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }); } catch (e) { reject(e); }
       });
     });
-    // A kept-alive socket the server closed while idle fails on reuse: retry on a fresh one.
+    // A kept-alive socket the server closed while idle fails on reuse, and a burst of connects can
+    // be reset by a full accept queue: retry on a fresh socket, a few times at most.
     req.on('error', (error: NodeJS.ErrnoException) => {
-      if (req.reusedSocket && error.code === 'ECONNRESET') request(port, method, url, auth, body).then(resolve, reject);
+      if ((error.code === 'ECONNRESET' || error.code === 'ETIMEDOUT') && attempt < 4) request(port, method, url, auth, body, attempt + 1).then(resolve, reject);
       else reject(error);
     });
     if (body !== undefined) req.write(body);
@@ -155,6 +156,7 @@ async function measureServer(n: number) {
     // Let the server's projection worker fold them (a request answers only after its own events).
     while ((await request(port, 'GET', `/api/v1/users/${users[n - 1]!.id}`, users[0]!.auth)).status !== 200) await sleep(200);
 
+    console.log(`registering ${n} queues`);
     const queues: Array<{ queueId: string; lastId: number }> = [];
     for (let i = 0; i < n; i += 100) {
       const batch = await Promise.all(users.slice(i, i + 100).map((u) => request(port, 'POST', '/api/v1/register', u.auth, 'event_types=%5B%22user_settings%22%2C%22realm_user%22%5D&fetch_event_types=%5B%5D')));
@@ -200,6 +202,7 @@ async function measureServer(n: number) {
     };
     // Warm-up: block and release every queue once, so the idle reading is of a server that has
     // already served this many long-polls (pools, buffers and caches at their working size).
+    console.log('warm-up: blocking and releasing every queue');
     await blockAll();
     await renameFirstUser('Warm Up');
     await Promise.all(inFlight.values());
@@ -208,6 +211,7 @@ async function measureServer(n: number) {
     await blockAll();
     const blocked = await settledMemory(child);
 
+    console.log('measuring');
     // (a) an event for one user: a setting change of that user.
     const latencies: number[] = [];
     const twentyFour = new Array<boolean>(n).fill(false);
@@ -247,7 +251,9 @@ async function measureServer(n: number) {
 
 const results = [];
 for (const n of SIZES) {
+  console.log(`${n} queues: floor`);
   const floor = await measureFloor(n);
+  console.log(`${n} queues: server`);
   const server = await measureServer(n);
   const row = { queues: n, ...server, floor_fanout_ms: floor.fanout_ms, floor_rss_per_held_request_kib: floor.rss_per_held_request_kib,
     floor_live_per_held_request_kib: floor.live_per_held_request_kib,

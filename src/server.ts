@@ -2,6 +2,7 @@ import { loadConfig } from './config.js';
 import { buildServer } from './build-server.js';
 import { allProjections } from '../projections/index.js';
 
+const LISTEN_BACKLOG = 4096;
 const config = loadConfig();
 const server = await buildServer(config, {
   projections: allProjections,
@@ -13,7 +14,9 @@ if (server.bootstrap.owner?.zuliprcPath) {
   log.info(`created the organization; the owner's credentials are in ${server.bootstrap.owner.zuliprcPath}`);
   console.log(`zuliprc written to ${server.bootstrap.owner.zuliprcPath}`);
 }
-await server.fastify.listen({ host: config.host, port: config.port });
+// Long-poll clients reconnect in crowds (after a restart, after an everyone-event): a deep accept
+// queue keeps a burst of connects from being dropped and retried seconds later.
+await server.fastify.listen({ host: config.host, port: config.port, backlog: LISTEN_BACKLOG });
 console.log(
   `listening on ${config.externalUrl} (${server.platform.database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}, ${server.platform.bus.kind} bus)`,
 );

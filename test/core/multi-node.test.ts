@@ -37,6 +37,20 @@ t.test('two nodes on one database: writes, queues and projection takeover', { sk
   const viaB = (await call(b, 'GET', `/users/${created.user_id}`)).json();
   t.equal(viaB.user.full_name, 'Cross Node');
 
+  // Credentials changed through A: B takes the new key at once and stops taking the old one as soon
+  // as it learns the read tables moved (the wake from A), within a bound.
+  const crossAuth = async (key: string) => b.fastify.inject({ method: 'GET', url: '/api/v1/users/me', headers: { authorization: basicAuth('cross@example.com', key) } });
+  const crossRow = await a.platform.db.selectFrom('users').select('api_key').where('id', '=', created.user_id).executeTakeFirstOrThrow();
+  t.equal((await crossAuth(crossRow.api_key)).statusCode, 200, 'B caches the user');
+  const regenerated = await a.fastify.inject({ method: 'POST', url: '/api/v1/users/me/api_key/regenerate', headers: { authorization: basicAuth('cross@example.com', crossRow.api_key) } });
+  const newKey = regenerated.json().api_key as string;
+  t.equal((await crossAuth(newKey)).statusCode, 200, 'the new key works on B immediately');
+  let oldRefused = false;
+  for (const started = Date.now(); !oldRefused && Date.now() - started < 2_000; await new Promise((r) => setTimeout(r, 20))) {
+    oldRefused = (await crossAuth(crossRow.api_key)).statusCode === 401;
+  }
+  t.ok(oldRefused, 'the old key is refused on B within 2 s');
+
   // A goes away; B keeps projecting everything written through it.
   await a.close();
   const later = (await call(b, 'POST', '/users', { email: 'after@example.com', full_name: 'After A' })).json();

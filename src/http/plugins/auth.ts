@@ -46,21 +46,25 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: ServiceContext }): 
     if (realm) cachedRealm = { version, realm };
     return realm;
   };
+  // A cached row only ever lets a request in: every refusal is checked against the table, so a
+  // key regenerated or an account reactivated through another node works here at once.
   let usersVersion = -1;
   const usersByEmail = new Map<string, UserRow>();
-  const userByEmail = async (realm: RealmRow, email: string): Promise<UserRow | undefined> => {
+  const userByEmail = async (realm: RealmRow, email: string, fresh: boolean): Promise<UserRow | undefined> => {
     const version = opts.ctx.tablesVersion(USER_TABLES);
     if (version !== usersVersion || usersByEmail.size >= MAX_CACHED_USERS) {
       usersByEmail.clear();
       usersVersion = version;
     }
     const key = `${realm.id}:${email.toLowerCase()}`;
-    const hit = usersByEmail.get(key);
+    const hit = fresh ? undefined : usersByEmail.get(key);
     if (hit) return hit;
     const user = await getUserByEmail(opts.ctx.db, realm.id, email, realmHost(realm));
     if (user && opts.ctx.tablesVersion(USER_TABLES) === version) usersByEmail.set(key, Object.freeze(user));
     return user;
   };
+  const accepts = (user: UserRow | undefined, apiKey: string): user is UserRow =>
+    user !== undefined && constantTimeEqual(user.api_key, apiKey) && user.is_active;
   app.addHook('onRequest', async (request) => {
     const realm = await currentRealm();
     request.realmRow = realm ?? null;
@@ -70,7 +74,8 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: ServiceContext }): 
     if (!credentials) throw errors.unauthorized();
     if (!realm) throw errors.invalidApiKey();
     if (credentials.key.length !== 32) throw errorsMalformedKey();
-    const user = await userByEmail(realm, credentials.email);
+    let user = await userByEmail(realm, credentials.email, false);
+    if (!accepts(user, credentials.key)) user = await userByEmail(realm, credentials.email, true);
     if (!user || !constantTimeEqual(user.api_key, credentials.key)) throw errors.invalidApiKey();
     if (!user.is_active) throw errors.userDeactivated();
     request.user = user;
