@@ -11,6 +11,7 @@ import { eventQueuesProjection } from './event-queues.js';
 import { channelsProjection } from './channels.js';
 import { messagesProjection } from './messages.js';
 import { alertWordsProjection } from './alert-words.js';
+import { realmEmojiProjection } from './realm-emoji.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -26,4 +27,5 @@ export const allProjections: readonly Projection[] = [
   alertWordsProjection,
   pushDevicesProjection,
   attachmentsProjection,
+  realmEmojiProjection,
 ];

@@ -12,6 +12,7 @@ import type { MessageEvent } from './messages/events.js';
 import type { SettingsEvent } from './settings/events.js';
 import type { AlertWordsEvent } from './alert-words/events.js';
 import type { TypingEvent } from './typing/events.js';
+import type { RealmEmojiEvent } from './realm-emoji/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -28,7 +29,8 @@ export type DomainEvent =
   | TypingEvent
   | UserGroupEvent
   | PushEvent
-  | AttachmentEvent;
+  | AttachmentEvent
+  | RealmEmojiEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

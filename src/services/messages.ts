@@ -17,7 +17,8 @@ import {
 import type { MessageFlagsChanged, MessagesDeleted } from '../domain/messages/events.js';
 import { EDITABLE_FLAGS, FlagBit, NON_EDITABLE_FLAGS, isRead } from '../domain/messages/flags.js';
 import type { StreamPropertyChanged } from '../domain/channels/events.js';
-import { emojiByCode, emojiByName, renderMarkdown } from '../markdown/index.js';
+import { renderMarkdown } from '../markdown/index.js';
+import { resolveReactionEmoji, type ReactionParams } from './reaction-emoji.js';
 import { buildNarrow, messageVisibleTo, mutedSql, parseNarrow, receivedSql, unreadSql, type NarrowViewer } from '../read/narrow.js';
 import { getMessageRow, getMessageRows, narrowViewer, readThroughOf, userMessageState, fetchMessages, type FetchParams, type MessageRow } from '../read/messages.js';
 import { getUserByEmail, type UserRow } from '../read/users.js';
@@ -414,44 +415,12 @@ export async function deleteMessage(ctx: ServiceContext, meta: RequestMeta, user
   });
 }
 
-export interface ReactionParams {
-  emoji_name?: string;
-  emoji_code?: string;
-  reaction_type?: string;
-}
-
-/** Resolves the emoji of a reaction request against the emoji data (no custom emoji yet). */
-function resolveEmoji(params: ReactionParams, forRemoval: boolean): { emoji_name: string; emoji_code: string; reaction_type: string } {
-  const type = params.reaction_type ?? 'unicode_emoji';
-  if (type === 'realm_emoji') {
-    if (forRemoval && params.emoji_code) return { emoji_name: params.emoji_name ?? '', emoji_code: params.emoji_code, reaction_type: type };
-    throw errors.badRequest(params.emoji_code ? 'Invalid custom emoji.' : `Emoji '${params.emoji_name ?? ''}' does not exist`);
-  }
-  if (type === 'zulip_extra_emoji' || type === 'service_extra_emoji') {
-    const name = params.emoji_name ?? params.emoji_code ?? '';
-    if (name !== 'zulip' || (params.emoji_code !== undefined && params.emoji_code !== 'zulip')) throw errors.badRequest('Invalid emoji code');
-    return { emoji_name: 'zulip', emoji_code: 'zulip', reaction_type: 'zulip_extra_emoji' };
-  }
-  if (type !== 'unicode_emoji') throw errors.badRequest('Invalid emoji type');
-  if (params.emoji_code !== undefined) {
-    const byCode = emojiByCode(params.emoji_code);
-    if (!byCode) throw errors.badRequest('Invalid emoji code');
-    const byName = params.emoji_name !== undefined ? emojiByName(params.emoji_name) : undefined;
-    if (params.emoji_name !== undefined && !forRemoval && byName?.code !== byCode.code) throw errors.badRequest('Invalid emoji name');
-    return { emoji_name: params.emoji_name ?? byCode.name, emoji_code: byCode.code, reaction_type: type };
-  }
-  if (params.emoji_name === undefined) throw errors.badRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
-  const found = emojiByName(params.emoji_name);
-  if (!found) throw errors.badRequest(`Emoji '${params.emoji_name}' does not exist`);
-  return { emoji_name: params.emoji_name, emoji_code: found.code, reaction_type: type };
-}
-
 /** POST and DELETE /messages/{message_id}/reactions. */
 export async function react(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, messageId: number, op: 'add' | 'remove', params: ReactionParams): Promise<void> {
   if ((realm.properties as Record<string, unknown>).emoji_reactions_enabled === false) throw errors.badRequest('Emoji reactions are disabled.');
   await ctx.commands.run(metadataOf(meta), async () => {
     const row = await requireVisibleMessage(ctx.db, user, messageId);
-    const emoji = resolveEmoji(params, op === 'remove');
+    const emoji = await resolveReactionEmoji(ctx.db, realm.id, messageId, params, op === 'remove');
     const existing = await ctx.db
       .selectFrom('reactions')
       .select('emoji_name')

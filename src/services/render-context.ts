@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
-import type { RenderContext, MentionableUser, LinkableChannel } from '../markdown/index.js';
+import type { RenderContext, MentionableUser, LinkableChannel, CustomEmoji } from '../markdown/index.js';
+import { emojiImageUrl } from '../read/realm-emoji.js';
 import type { ServiceContext } from './context.js';
 
 /** What rendering and per-recipient flagging need from a realm, loaded once and reused. */
@@ -17,7 +18,7 @@ interface CacheEntry {
 }
 
 /** Every read table loadRenderData reads. */
-const RENDER_TABLES = ['realms', 'users', 'streams', 'user_groups', 'user_group_members', 'user_group_subgroups', 'linkifiers', 'alert_words'];
+const RENDER_TABLES = ['realms', 'users', 'streams', 'user_groups', 'user_group_members', 'user_group_subgroups', 'linkifiers', 'alert_words', 'realm_emoji'];
 
 // Per database (a process may serve several, e.g. in tests), then per realm.
 const caches = new WeakMap<object, { entries: Map<number, CacheEntry>; loading: Map<number, { version: number; promise: Promise<RealmRenderData> }> }>();
@@ -45,7 +46,7 @@ export async function realmRenderData(ctx: ServiceContext, realmId: number): Pro
 }
 
 export async function loadRenderData(db: Db, realmId: number): Promise<RealmRenderData> {
-  const [realm, users, streams, groups, members, subgroups, linkifiers, words] = await Promise.all([
+  const [realm, users, streams, groups, members, subgroups, linkifiers, words, customEmoji] = await Promise.all([
     db.selectFrom('realms').select('url').where('id', '=', realmId).executeTakeFirst(),
     db.selectFrom('users').select(['id', 'full_name', 'delivery_email', 'is_active']).where('realm_id', '=', realmId).execute(),
     db.selectFrom('streams').select(['id', 'name']).where('realm_id', '=', realmId).where('deactivated', '=', false).execute(),
@@ -57,6 +58,7 @@ export async function loadRenderData(db: Db, realmId: number): Promise<RealmRend
     db.selectFrom('linkifiers').select(['id', 'pattern', 'url_template']).where('realm_id', '=', realmId).orderBy('order').orderBy('id').execute(),
     db.selectFrom('alert_words').innerJoin('users', 'users.id', 'alert_words.user_id')
       .select(['alert_words.user_id', 'alert_words.word']).where('users.realm_id', '=', realmId).execute(),
+    db.selectFrom('realm_emoji').select(['id', 'name', 'file_name']).where('realm_id', '=', realmId).where('deactivated', '=', false).execute(),
   ]);
   const byName = new Map<string, MentionableUser[]>();
   const byId = new Map<number, MentionableUser>();
@@ -89,6 +91,7 @@ export async function loadRenderData(db: Db, realmId: number): Promise<RealmRend
   }
   const alertWords = new Map<number, string[]>();
   for (const w of words) alertWords.set(w.user_id, [...(alertWords.get(w.user_id) ?? []), w.word.toLowerCase()]);
+  const emojiByName = new Map<string, CustomEmoji>(customEmoji.map((e) => [e.name, { id: e.id, name: e.name, sourceUrl: emojiImageUrl(realmId, e.file_name) }]));
   const realmUrl = (realm?.url ?? 'http://localhost').replace(/\/$/, '');
   return {
     context: {
@@ -98,7 +101,7 @@ export async function loadRenderData(db: Db, realmId: number): Promise<RealmRend
       groupByName: (name) => groupByName.get(name.toLowerCase()),
       channelByName: (name) => channels.get(name.toLowerCase()),
       linkifiers: linkifiers.map((l) => ({ id: l.id, pattern: l.pattern, urlTemplate: l.url_template })),
-      customEmojiByName: () => undefined,
+      customEmojiByName: (name) => emojiByName.get(name),
     },
     groupMembers,
     alertWords,

@@ -47,4 +47,5 @@ export const DEFAULT_REALM_PROPERTIES = {
   icon_source: 'G',
   presence_disabled: false,
   emoji_reactions_enabled: true,
+  add_custom_emoji_policy: 1,
 } as const;

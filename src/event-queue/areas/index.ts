@@ -11,3 +11,4 @@ import './settings.js';
 import './alert-words.js';
 import './typing.js';
 import './messages.js';
+import './realm-emoji.js';

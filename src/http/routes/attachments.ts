@@ -21,7 +21,7 @@ interface FilePart {
 }
 
 /** The file parts @fastify/multipart attached to the body (attachFieldsToBody), in field order. */
-function fileParts(request: FastifyRequest): FilePart[] {
+export function fileParts(request: FastifyRequest): FilePart[] {
   const body = request.body;
   if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) return [];
   const parts: FilePart[] = [];

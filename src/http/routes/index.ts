@@ -12,6 +12,7 @@ import alertWordRoutes from './alert-words.js';
 import typingRoutes from './typing.js';
 import messageRoutes from './messages.js';
 import auditRoutes from './audit.js';
+import realmEmojiRoutes from './realm-emoji.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -24,3 +25,4 @@ areaRoutes.push(attachmentRoutes);
 areaRoutes.push(settingsRoutes, alertWordRoutes, typingRoutes);
 areaRoutes.push(messageRoutes);
 areaRoutes.push(auditRoutes);
+areaRoutes.push(realmEmojiRoutes);

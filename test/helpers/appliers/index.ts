@@ -6,4 +6,5 @@ import './user-groups.js';
 import './attachments.js';
 import './settings.js';
 import './messages.js';
+import './realm-emoji.js';
 export {};

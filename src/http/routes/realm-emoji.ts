@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import { defineRoute } from '../route.js';
+import { ApiError } from '../../domain/errors.js';
+import { getEmojiImage, getRealmEmoji } from '../../read/realm-emoji.js';
+import { addRealmEmoji, deactivateRealmEmoji } from '../../services/realm-emoji.js';
+import { storageFor } from '../../storage/index.js';
+import { fileParts } from './attachments.js';
+import type { AppServices } from '../services.js';
+
+/** GET /realm/emoji, POST and DELETE /realm/emoji/{emoji_name} (under /api/v1). */
+export default async function realmEmojiRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
+  const { ctx } = services;
+  const storage = storageFor(ctx.config.dataDir);
+
+  // The list is public to the realm's users, whatever the policy for adding emoji.
+  defineRoute(app, {
+    method: 'GET',
+    url: '/realm/emoji',
+    handler: async ({ realm }) => ({ emoji: await getRealmEmoji(ctx.db, realm.id) }),
+  });
+
+  defineRoute<{ emoji_name: string }>(app, {
+    method: 'POST',
+    url: '/realm/emoji/:emoji_name',
+    params: { properties: { emoji_name: { type: 'string' } }, required: ['emoji_name'] },
+    handler: async ({ params, request, user, realm, meta }) => {
+      const files = await Promise.all(fileParts(request).map(async (part) => ({
+        mimetype: part.mimetype ?? '',
+        data: part._buf ?? (await part.toBuffer()),
+      })));
+      await addRealmEmoji(ctx, storage, meta, user, realm, params.emoji_name, files);
+    },
+  });
+
+  defineRoute<{ emoji_name: string }>(app, {
+    method: 'DELETE',
+    url: '/realm/emoji/:emoji_name',
+    params: { properties: { emoji_name: { type: 'string' } }, required: ['emoji_name'] },
+    handler: async ({ params, user, realm, meta }) => {
+      await deactivateRealmEmoji(ctx, meta, user, realm, params.emoji_name);
+    },
+  });
+}
+
+/**
+ * GET /user_avatars/<realm_id>/emoji/images/<file_name>: the emoji images (outside /api/v1). Public
+ * like the real server's, so that rendered messages and notifications can show them.
+ */
+export async function emojiImageRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
+  const { ctx } = services;
+  const storage = storageFor(ctx.config.dataDir);
+  const notFound = () => new ApiError('BAD_REQUEST', 404, 'File not found');
+  app.route<{ Params: { realm_id: string; file_name: string } }>({
+    method: 'GET',
+    url: '/user_avatars/:realm_id/emoji/images/:file_name',
+    config: { auth: 'none', limited: true },
+    handler: async (request, reply) => {
+      const realmId = Number(request.params.realm_id);
+      if (!Number.isSafeInteger(realmId)) throw notFound();
+      const image = await getEmojiImage(ctx.db, realmId, request.params.file_name);
+      const data = image ? await storage.read(image.path_id) : null;
+      if (!image || !data) throw notFound();
+      return reply
+        .header('Content-Type', image.content_type)
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Cache-Control', 'public, max-age=86400')
+        .send(data);
+    },
+  });
+}
