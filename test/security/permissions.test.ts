@@ -41,8 +41,8 @@ interface Case {
   params?: (c: Ctx) => Promise<Record<string, unknown>> | Record<string, unknown>;
   allowed: Set<RoleName>;
   note?: string;
-  /** Sent as multipart (uploads). */
-  upload?: boolean;
+  /** Sent as multipart: the file upload route, or the custom emoji named by this function. */
+  upload?: true | ((c: Ctx) => string);
   /** The request changes the actor itself (its key, its account): it gets actors of its own. */
   fresh?: boolean;
 }
@@ -200,6 +200,18 @@ const CASES: Case[] = [
     allowed: ALL,
   },
   { method: 'POST', path: '/user_uploads', upload: true, allowed: ALL },
+  // Custom emoji: the default add_custom_emoji_policy lets members add; guests never may.
+  { method: 'POST', path: '/realm/emoji/(name)', upload: (c) => c.unique('emoji'), allowed: NON_GUESTS },
+  {
+    method: 'DELETE',
+    path: async (c) => {
+      const name = c.unique('emoji');
+      await upload(c.s, c.other, `/realm/emoji/${name}`);
+      return `/realm/emoji/${name}`;
+    },
+    allowed: ADMINS,
+    note: "someone else's",
+  },
   {
     method: 'DELETE',
     path: async (c) => {
@@ -359,13 +371,17 @@ async function newGroup(c: Ctx): Promise<number> {
   return r.body.group_id as number;
 }
 
-async function upload(s: TestServer, as: TestUser | null): Promise<string> {
+// The smallest valid PNG (1x1, transparent), for custom emoji.
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63000100000500010d0a2db40000000049454e44ae426082', 'hex');
+
+async function upload(s: TestServer, as: TestUser | null, path = '/user_uploads'): Promise<string> {
   const form = new FormData();
-  form.append('file', new Blob(['hello']), 'perm.txt');
+  if (path === '/user_uploads') form.append('file', new Blob(['hello']), 'perm.txt');
+  else form.append('file', new Blob([PNG], { type: 'image/png' }), 'emoji.png');
   const request = new Request('http://localhost/', { method: 'POST', body: form });
   const response = await s.fastify.inject({
     method: 'POST',
-    url: '/api/v1/user_uploads',
+    url: `/api/v1${path}`,
     headers: { ...(as ? { authorization: as.auth } : {}), 'content-type': request.headers.get('content-type')! },
     payload: Buffer.from(await request.arrayBuffer()),
   });
@@ -430,7 +446,7 @@ t.test('permission matrix: every mutating route × every role', async (t) => {
       standIn ??= await s.user(Role.MEMBER, 'Stand-in');
       const subject = actor && role !== 'deactivated' ? actor : standIn;
       const c: Ctx = { ...base, actor: subject, join };
-      const path = typeof kase.path === 'string' ? kase.path : await kase.path(c);
+      const path = typeof kase.upload === 'function' ? `/realm/emoji/${kase.upload(c)}` : typeof kase.path === 'string' ? kase.path : await kase.path(c);
       const params = kase.params ? await kase.params(c) : {};
       const full = `/api/v1${path}`;
       const candidates = s.fastify.apiRoutes.filter((route) => route.method === kase.method && new RegExp(`^${route.url.replace(/:[a-zA-Z_]+/g, '[^/]+')}$`).test(full));
@@ -439,7 +455,7 @@ t.test('permission matrix: every mutating route × every role', async (t) => {
       if (template) covered.add(`${template.method} ${template.url}`);
       const r = kase.upload
         ? await (async () => {
-            const body = await upload(s, actor);
+            const body = await upload(s, actor, path);
             return { status: JSON.parse(body).result === 'success' ? 200 : 400, body: JSON.parse(body) };
           })()
         : await s.api(kase.method, path, actor, params);
