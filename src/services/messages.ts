@@ -106,18 +106,20 @@ async function findStream(db: Db, realmId: number, target: string | number): Pro
     : q.where(sql`lower(name)`, '=', target.toLowerCase()).executeTakeFirst();
 }
 
-async function findStreamWithSubscribers(db: Db, realmId: number, target: string | number): Promise<(StreamRow & { subscriber_ids: number[] }) | undefined> {
+/** The channel, its subscribers, and an id for the message about to be sent to it, in one round trip. */
+async function findStreamForSending(db: Db, realmId: number, target: string | number): Promise<(StreamRow & { subscriber_ids: number[]; message_id: number }) | undefined> {
   if (typeof target === 'number' && !isDbInt(target)) return undefined;
   const q = db
     .selectFrom('streams')
     .selectAll()
     .select(sql<number[] | null>`(SELECT array_agg(sub.user_id) FROM subscriptions sub WHERE sub.stream_id = streams.id AND sub.active)`.as('subscriber_ids'))
+    .select(sql<number>`nextval('message_id_seq')::int8`.as('message_id'))
     .where('realm_id', '=', realmId)
     .where('deactivated', '=', false);
   const row = await (typeof target === 'number'
     ? q.where('id', '=', target).executeTakeFirst()
     : q.where(sql`lower(name)`, '=', target.toLowerCase()).executeTakeFirst());
-  return row ? { ...row, subscriber_ids: (row.subscriber_ids ?? []).map(Number) } : undefined;
+  return row ? { ...row, subscriber_ids: (row.subscriber_ids ?? []).map(Number), message_id: Number(row.message_id) } : undefined;
 }
 
 // Recipient ids never change once assigned; cached per database.
@@ -145,9 +147,8 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
   const content = normalizeContent(params.content);
   // Independent look-ups run together: latency here is the sender's latency.
   const dataPromise = realmRenderData(ctx, realm.id);
-  const idPromise = ctx.commands.nextId('message_id_seq');
   dataPromise.catch(() => undefined);
-  idPromise.catch(() => undefined);
+  let messageId: number | Promise<number>;
   let streamId: number | null = null;
   let topic = '';
   let receivers: number[];
@@ -157,9 +158,10 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     if (params.to === undefined) throw errors.badRequest('Missing channel');
     if (params.topic === undefined) throw errors.badRequest('Missing topic');
     const target = parseStreamTarget(params.to);
-    // One round trip for the channel and its subscribers: this is the hot path.
-    const stream = await findStreamWithSubscribers(ctx.db, realm.id, target);
+    // One round trip for the channel, its subscribers and the message id: this is the hot path.
+    const stream = await findStreamForSending(ctx.db, realm.id, target);
     if (!stream) throw streamMissing(target);
+    messageId = stream.message_id;
     const subscribed = stream.subscriber_ids.includes(user.id);
     // Addressed by ID, a private channel the sender may not see is answered as missing: the error
     // would otherwise tell an outsider its name.
@@ -172,6 +174,8 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
   } else if (type === 'private' || type === 'direct') {
     if (params.to === undefined) throw errors.missingArgument('to');
     const targets = parseDmTargets(params.to);
+    messageId = ctx.commands.nextId('message_id_seq');
+    messageId.catch(() => undefined);
     const ids = new Set<number>();
     for (const target of targets) {
       let found: UserRow | undefined;
@@ -204,9 +208,9 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
   const alerted = alertedUsers(data.alertWords, receivers.filter((id) => id !== user.id), content);
   const topicWildcardUserIds = rendered.topicWildcard && streamId !== null ? await topicParticipants(ctx.db, streamId, topic, user.id, receiverSet) : [];
   const recipientId = await recipientIdFor(ctx, recipientKey);
-  const messageId = await idPromise;
+  const id = await messageId;
   const events = decideSendMessage({
-    message_id: messageId,
+    message_id: id,
     realm_id: realm.id,
     sender_id: user.id,
     stream_id: streamId,
@@ -233,11 +237,11 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     local_id: params.local_id ?? null,
   });
   await ctx.commands.run(metadataOf(meta), async () => ({
-    appends: [{ streamId: messageStream(messageId), expectedVersion: -1, events }],
+    appends: [{ streamId: messageStream(id), expectedVersion: -1, events }],
     result: undefined,
   }));
   recipientCacheOf(ctx.db).set(recipientKey, recipientId);
-  return { id: messageId };
+  return { id };
 }
 
 /** A message the user may see, or `Invalid message(s)`. */
