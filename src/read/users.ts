@@ -25,6 +25,18 @@ export async function listUsers(db: Db, realmId: number): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).orderBy('id').execute();
 }
 
+/** Whether an active account (human or bot) already has this full name; bots' names must be unique among them. */
+export async function activeUserNamed(db: Db, realmId: number, fullName: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('realm_id', '=', realmId)
+    .where('is_active', '=', true)
+    .where('full_name', '=', fullName)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function countActiveOwners(db: Db, realmId: number): Promise<number> {
   const row = await db
     .selectFrom('users')
@@ -121,10 +133,11 @@ export function formatUser(user: UserRow, viewer: Viewer, options: FormatOptions
 }
 
 /** null: the client computes the Gravatar URL itself (client_gravatar and a visible real address). */
-export function avatarUrlFor(user: UserRow, seesEmail: boolean, clientGravatar: boolean): string | null | undefined {
+export function avatarUrlFor(user: UserRow, seesEmail: boolean, clientGravatar: boolean, medium = false): string | null | undefined {
   if (user.avatar_source === 'G') {
     if (clientGravatar && seesEmail) return null;
-    return gravatarUrl(user.delivery_email, user.avatar_version);
+    const url = gravatarUrl(user.delivery_email, user.avatar_version);
+    return medium ? `${url}&s=500` : url;
   }
-  return `/user_avatars/${user.realm_id}/${user.id}.png?version=${user.avatar_version}`;
+  return `/user_avatars/${user.realm_id}/${user.id}${medium ? '-medium' : ''}.png?version=${user.avatar_version}`;
 }

@@ -33,6 +33,8 @@ export function toUserState(row: UserRow): UserState {
     full_name: row.full_name,
     is_billing_admin: row.is_billing_admin,
     timezone: row.timezone,
+    avatar_source: row.avatar_source,
+    avatar_version: row.avatar_version,
   };
 }
 

@@ -38,7 +38,7 @@ export async function verifyAction(
   }
   options.expect?.(events);
   const state = structuredClone(before.body) as Record<string, any>;
-  for (const event of events) applyEvent(state, event, { userId: user.id });
+  for (const event of events) applyEvent(state, event, { userId: user.id, clientGravatar: [true, 'true'].includes(registerParams.client_gravatar as never) });
   const after = await s.api('POST', '/register', user, registerParams);
   const ignored = [...ALWAYS_IGNORED, ...(options.ignoreKeys ?? [])];
   for (const key of ignored) {

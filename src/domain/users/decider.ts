@@ -12,6 +12,8 @@ export interface UserState {
   full_name: string;
   is_billing_admin: boolean;
   timezone: string;
+  avatar_source: string;
+  avatar_version: number;
 }
 
 export interface Actor {
@@ -27,7 +29,9 @@ export type UserCommand =
   | { type: 'ReactivateUser'; actor: Actor }
   | { type: 'RegenerateApiKey'; actor: Actor; api_key: string }
   | { type: 'ChangeTimezone'; actor: Actor; timezone: string }
-  | { type: 'ChangeBotOwner'; actor: Actor; bot_owner_id: number };
+  | { type: 'ChangeBotOwner'; actor: Actor; new_owner: { user_id: number; is_active: boolean; is_bot: boolean } | null }
+  /** 'U': an uploaded image (its bytes are stored under the next avatar_version); 'G': back to Gravatar. */
+  | { type: 'ChangeAvatar'; actor: Actor; avatar_source: 'G' | 'U' };
 
 export const MAX_NAME_LENGTH = 100;
 
@@ -54,9 +58,10 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
     }
     case 'ChangeRole': {
       if (!ALL_ROLES.includes(command.role)) throw errors.badRequest('Invalid role');
-      if (!isAdminRole(command.actor.role)) throw errors.mustBeAdmin();
+      // The real server checks the owner rule first, then the administrator rule.
       const touchesOwner = command.role === Role.OWNER || state.role === Role.OWNER;
       if (touchesOwner && command.actor.role !== Role.OWNER) throw errors.mustBeOwner();
+      if (!isAdminRole(command.actor.role)) throw errors.mustBeAdmin();
       if (state.role === Role.OWNER && command.role !== Role.OWNER && command.active_owner_count <= 1) {
         throw errors.badRequest('The owner permission cannot be removed from the only organization owner.');
       }
@@ -88,11 +93,20 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
     case 'ChangeTimezone':
       if (!isSelf(command.actor, state)) throw errors.badRequest('Insufficient permission');
       return command.timezone === state.timezone ? [] : [{ type: 'UserTimezoneChanged', data: { user_id, timezone: command.timezone } }];
-    case 'ChangeBotOwner':
+    case 'ChangeBotOwner': {
       if (!state.is_bot) throw errors.badRequest('No such bot');
       if (!mayAdminister(command.actor, state)) throw errors.badRequest('Insufficient permission');
-      if (command.bot_owner_id === state.bot_owner_id) return [];
-      return [{ type: 'UserBotOwnerChanged', data: { user_id, bot_owner_id: command.bot_owner_id } }];
+      const owner = command.new_owner;
+      if (!owner) throw errors.badRequest('Failed to change owner, no such user');
+      if (!owner.is_active) throw errors.badRequest('Failed to change owner, user is deactivated');
+      if (owner.is_bot) throw errors.badRequest("Failed to change owner, bots can't own other bots");
+      if (owner.user_id === state.bot_owner_id) return [];
+      return [{ type: 'UserBotOwnerChanged', data: { user_id, bot_owner_id: owner.user_id, old_bot_owner_id: state.bot_owner_id } }];
+    }
+    case 'ChangeAvatar':
+      if (!isSelf(command.actor, state) && !mayAdminister(command.actor, state)) throw errors.badRequest('Insufficient permission');
+      // Every change, even back to Gravatar, takes a new version so caches see it.
+      return [{ type: 'UserAvatarChanged', data: { user_id, avatar_source: command.avatar_source, avatar_version: state.avatar_version + 1 } }];
     default:
       return assertNever(command);
   }

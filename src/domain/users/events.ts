@@ -25,7 +25,8 @@ export type UserApiKeyRegenerated = Event<'UserApiKeyRegenerated', { user_id: nu
 export type UserPasswordChanged = Event<'UserPasswordChanged', { user_id: number; password_hash: string }>;
 export type UserTimezoneChanged = Event<'UserTimezoneChanged', { user_id: number; timezone: string }>;
 export type UserEmailChanged = Event<'UserEmailChanged', { user_id: number; email: string; delivery_email: string }>;
-export type UserBotOwnerChanged = Event<'UserBotOwnerChanged', { user_id: number; bot_owner_id: number | null }>;
+/** old_bot_owner_id: absent in events recorded before it was added. */
+export type UserBotOwnerChanged = Event<'UserBotOwnerChanged', { user_id: number; bot_owner_id: number | null; old_bot_owner_id?: number | null }>;
 export type UserAvatarChanged = Event<'UserAvatarChanged', { user_id: number; avatar_source: string; avatar_version: number }>;
 export type UserProfileDataChanged = Event<'UserProfileDataChanged', {
   user_id: number;

@@ -10,7 +10,7 @@ export const LIMITS = {
   event_queue_longpoll_timeout_seconds: 90,
 };
 
-registerSection('realm', async ({ realm }) => {
+registerSection('realm', async ({ realm, config }) => {
   const state: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(realm.properties)) state[`realm_${key}`] = value;
   return {
@@ -37,7 +37,7 @@ registerSection('realm', async ({ realm }) => {
     server_typing_stopped_wait_period_milliseconds: 5_000,
     server_typing_started_wait_period_milliseconds: 10_000,
     server_needs_upgrade: false,
-    server_web_public_streams_enabled: false,
+    server_web_public_streams_enabled: config.webPublicStreamsEnabled ?? false,
     server_avatar_changes_disabled: false,
     server_name_changes_disabled: false,
     server_inline_image_preview: true,

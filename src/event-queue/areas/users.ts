@@ -2,10 +2,13 @@ import type { DataOf } from '../../domain/events.js';
 import { registerTranslator } from '../translators.js';
 import { registerSection } from '../sections.js';
 import { apiEmail, avatarUrlFor, canSeeDeliveryEmail, formatUser, listUsers, type UserRow } from '../../read/users.js';
-import { realmHost } from '../../read/realm.js';
+import { realmHost, type RealmRow } from '../../read/realm.js';
+import { hasPolicy } from '../../domain/channels/decider.js';
+import { actorOf as channelActorOf, realmSettingsOf } from '../../services/channels.js';
 import { Role, isAdminRole } from '../../domain/roles.js';
 import type { ClientEvent, PreparedEvent, Recipient } from '../types.js';
 import type { StoredEvent } from '../../eventstore/types.js';
+import type { Db } from '../../db/database.js';
 
 const viewerOf = (r: Recipient) => ({ user_id: r.user.id, role: r.user.role, realm_id: r.realm.id });
 
@@ -60,25 +63,16 @@ registerTranslator('UserCreated', async (event) => {
       });
       const events: ClientEvent[] = [{ type: 'realm_user', op: 'add', person }];
       if (row.is_bot && (isAdminRole(r.user.role) || row.bot_owner_id === r.user.id)) {
-        events.push({
-          type: 'realm_bot',
-          op: 'add',
-          bot: {
-            user_id: row.id, full_name: row.full_name, api_key: row.bot_owner_id === r.user.id ? d.api_key : '',
-            email: row.delivery_email, bot_type: row.bot_type, is_active: true, owner_id: row.bot_owner_id,
-            default_sending_stream: null, default_events_register_stream: null, default_all_public_streams: false,
-            avatar_url: avatarUrlFor(row, true, false), services: [],
-          },
-        });
+        events.push({ type: 'realm_bot', op: 'add', bot: botDict({ ...row, api_key: d.api_key }) });
       }
       return events;
     },
   };
 });
 
-registerTranslator('UserRenamed', async (e) => {
+registerTranslator('UserRenamed', async (e, db) => {
   const d = e.data as DataOf<'UserRenamed'>;
-  return personUpdate(() => ({ user_id: d.user_id, full_name: d.full_name }));
+  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, full_name: d.full_name })), { full_name: d.full_name });
 });
 registerTranslator('UserRoleChanged', async (e) => {
   const d = e.data as DataOf<'UserRoleChanged'>;
@@ -88,17 +82,47 @@ registerTranslator('UserBillingAdminChanged', async (e) => {
   const d = e.data as DataOf<'UserBillingAdminChanged'>;
   return personUpdate(() => ({ user_id: d.user_id, is_billing_admin: d.is_billing_admin }));
 });
-registerTranslator('UserDeactivated', async (e) => {
+registerTranslator('UserDeactivated', async (e, db) => {
   const d = e.data as DataOf<'UserDeactivated'>;
-  return personUpdate(() => ({ user_id: d.user_id, is_active: false }));
+  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: false })), { is_active: false });
 });
-registerTranslator('UserReactivated', async (e) => {
+registerTranslator('UserReactivated', async (e, db) => {
   const d = e.data as DataOf<'UserReactivated'>;
-  return personUpdate(() => ({ user_id: d.user_id, is_active: true }));
+  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: true })), { is_active: true });
 });
-registerTranslator('UserBotOwnerChanged', async (e) => {
+registerTranslator('UserApiKeyRegenerated', async (e, db) => {
+  const d = e.data as DataOf<'UserApiKeyRegenerated'>;
+  const bot = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
+  if (!bot?.is_bot) return null;
+  const administrators = await botAdministrators(db, bot);
+  return {
+    audience: administrators,
+    forUser: () => [{ type: 'realm_bot', op: 'update', bot: { user_id: d.user_id, api_key: d.api_key } }],
+  };
+});
+/**
+ * As the real server: everyone gets the new bot_owner_id; the new owner (unless an administrator,
+ * who had the bot already) gets realm_bot add, the old owner (same exception) realm_bot delete,
+ * and the administrators realm_bot update.
+ */
+registerTranslator('UserBotOwnerChanged', async (e, db) => {
   const d = e.data as DataOf<'UserBotOwnerChanged'>;
-  return personUpdate(() => ({ user_id: d.user_id, bot_owner_id: d.bot_owner_id }));
+  const bot = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
+  if (!bot) return null;
+  const row: UserRow = { ...bot, bot_owner_id: d.bot_owner_id };
+  const admins = await botAdministrators(db, { ...row, bot_owner_id: null });
+  const oldOwner = d.old_bot_owner_id ?? null;
+  return {
+    audience: 'realm',
+    forUser: (r) => {
+      const id = r.user.id;
+      const events: ClientEvent[] = [{ type: 'realm_user', op: 'update', person: { user_id: d.user_id, bot_owner_id: d.bot_owner_id } }];
+      if (admins.has(id)) events.push({ type: 'realm_bot', op: 'update', bot: { user_id: d.user_id, owner_id: d.bot_owner_id } });
+      else if (id === d.bot_owner_id) events.push({ type: 'realm_bot', op: 'add', bot: botDict(row) });
+      else if (id === oldOwner) events.push({ type: 'realm_bot', op: 'delete', bot: { user_id: d.user_id } });
+      return events;
+    },
+  };
 });
 registerTranslator('UserTimezoneChanged', async (e, db) => {
   const d = e.data as DataOf<'UserTimezoneChanged'>;
@@ -110,10 +134,24 @@ registerTranslator('UserAvatarChanged', async (e, db) => {
   const user = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
   if (!user) return null;
   const row = { ...user, avatar_source: d.avatar_source, avatar_version: d.avatar_version };
-  return personUpdate((r) => {
-    const url = avatarUrlFor(row, canSeeDeliveryEmail(viewerOf(r), row), false);
-    return { user_id: d.user_id, avatar_source: d.avatar_source, avatar_url: url, avatar_url_medium: url, avatar_version: d.avatar_version };
-  });
+  // Like the real server, the event carries the full URLs whatever the client's client_gravatar:
+  // a client_gravatar client drops a Gravatar URL from its user list itself.
+  const person = {
+    user_id: d.user_id,
+    avatar_source: d.avatar_source,
+    avatar_url: avatarUrlFor(row, true, false),
+    avatar_url_medium: avatarUrlFor(row, true, false, true),
+    avatar_version: d.avatar_version,
+  };
+  const administrators = row.is_bot ? await botAdministrators(db, row) : new Set<number>();
+  return {
+    audience: 'realm',
+    forUser: (r) => {
+      const events: ClientEvent[] = [{ type: 'realm_user', op: 'update', person }];
+      if (administrators.has(r.user.id)) events.push({ type: 'realm_bot', op: 'update', bot: { user_id: d.user_id, avatar_url: person.avatar_url } });
+      return events;
+    },
+  };
 });
 registerTranslator('UserEmailChanged', async (e, db) => {
   const d = e.data as DataOf<'UserEmailChanged'>;
@@ -141,7 +179,84 @@ registerTranslator('UserProfileDataChanged', async (e) => {
   return personUpdate(() => ({ user_id: d.user_id, custom_profile_field: field }));
 });
 
-registerSection('realm_user', async ({ trx, user, realm, options }) => {
+/**
+ * What the user may do under the organization's policies. No event carries these: like the real
+ * server, a client recomputes them when a policy (realm update) or the user's role changes.
+ */
+export function userPermissions(user: UserRow, realm: RealmRow, webPublicServerSetting: boolean, now: Date) {
+  const actor = channelActorOf(user, realm, now);
+  const settings = realmSettingsOf(realm, webPublicServerSetting);
+  const may = (policy: unknown) => hasPolicy(Number(policy), actor);
+  const publicStreams = may(settings.create_public_stream_policy);
+  const privateStreams = may(settings.create_private_stream_policy);
+  const webPublicStreams = settings.web_public_streams_enabled && may(settings.create_web_public_stream_policy);
+  return {
+    can_create_streams: publicStreams || privateStreams || webPublicStreams,
+    can_create_public_streams: publicStreams,
+    can_create_private_streams: privateStreams,
+    can_create_web_public_streams: webPublicStreams,
+    can_subscribe_other_users: may(settings.invite_to_stream_policy),
+    can_invite_others_to_realm: may(realm.properties.invite_to_realm_policy ?? 1),
+  };
+}
+
+/** Who administers a bot (and gets realm_bot events): the realm's active human administrators and the owner. */
+async function botAdministrators(db: Db, bot: UserRow): Promise<Set<number>> {
+  const admins = await db
+    .selectFrom('users')
+    .select('id')
+    .where('realm_id', '=', bot.realm_id)
+    .where('role', '<=', Role.ADMINISTRATOR)
+    .where('is_active', '=', true)
+    .where('is_bot', '=', false)
+    .execute();
+  const ids = new Set(admins.map((a) => a.id));
+  if (bot.bot_owner_id !== null) ids.add(bot.bot_owner_id);
+  return ids;
+}
+
+/** A realm_user update, plus realm_bot update with `bot` fields for those who administer the user if it is a bot. */
+async function withBotUpdate(db: Db, userId: number, update: PreparedEvent, bot: Record<string, unknown>): Promise<PreparedEvent> {
+  const row = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+  if (!row?.is_bot) return update;
+  const administrators = await botAdministrators(db, row);
+  return {
+    audience: 'realm',
+    forUser: (r) => [
+      ...update.forUser(r),
+      ...(administrators.has(r.user.id) ? [{ type: 'realm_bot', op: 'update', bot: { user_id: userId, ...bot } }] : []),
+    ],
+  };
+}
+
+/** The Bot object of realm_bots and realm_bot add (default streams are not supported yet). */
+export function botDict(bot: UserRow): Record<string, unknown> {
+  return {
+    user_id: bot.id,
+    full_name: bot.full_name,
+    api_key: bot.api_key,
+    email: bot.delivery_email,
+    bot_type: bot.bot_type,
+    is_active: bot.is_active,
+    owner_id: bot.bot_owner_id,
+    default_sending_stream: null,
+    default_events_register_stream: null,
+    default_all_public_streams: false,
+    avatar_url: avatarUrlFor(bot, true, false),
+    services: [],
+  };
+}
+
+/** The bots the user administers: every bot for an administrator, otherwise the bots the user owns. */
+export async function administeredBots(db: Db, user: UserRow): Promise<UserRow[]> {
+  let query = db.selectFrom('users').selectAll().where('realm_id', '=', user.realm_id).where('is_bot', '=', true);
+  if (!isAdminRole(user.role)) query = query.where('bot_owner_id', '=', user.id);
+  return query.orderBy('id').execute();
+}
+
+registerSection('realm_bot', async ({ trx, user }) => ({ realm_bots: (await administeredBots(trx as Db, user)).map(botDict) }));
+
+registerSection('realm_user', async ({ trx, user, realm, options, config }) => {
   const users = await listUsers(trx as never, realm.id);
   const viewer = { user_id: user.id, role: user.role, realm_id: realm.id };
   const fmt = (u: UserRow) => {
@@ -171,13 +286,8 @@ registerSection('realm_user', async ({ trx, user, realm, options }) => {
     role: user.role,
     avatar_source: user.avatar_source,
     avatar_url: avatarUrlFor(user, true, false),
-    avatar_url_medium: avatarUrlFor(user, true, false),
-    can_create_streams: user.role !== Role.GUEST,
-    can_create_public_streams: user.role !== Role.GUEST,
-    can_create_private_streams: user.role !== Role.GUEST,
-    can_create_web_public_streams: isAdminRole(user.role),
-    can_subscribe_other_users: user.role !== Role.GUEST,
-    can_invite_others_to_realm: isAdminRole(user.role),
+    avatar_url_medium: avatarUrlFor(user, true, false, true),
+    ...userPermissions(user, realm, config.webPublicStreamsEnabled ?? false, new Date()),
   };
 });
 

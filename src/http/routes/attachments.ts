@@ -12,7 +12,7 @@ import type { AppServices } from '../services.js';
 
 const CLEANUP_INTERVAL_MS = 60 * 60 * 1000;
 
-interface FilePart {
+export interface FilePart {
   type: 'file';
   filename: string;
   mimetype: string;

@@ -1,12 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
-import { errors } from '../../domain/errors.js';
+import { ApiError, errors } from '../../domain/errors.js';
+import { validateFullName } from '../../domain/users/decider.js';
+import { generateApiKey } from '../../services/secrets.js';
 import { ALL_ROLES, Role, isAdminRole } from '../../domain/roles.js';
 import { realmHost } from '../../read/realm.js';
-import { formatUser, getUserByEmail, getUserById, listUsers, type UserRow } from '../../read/users.js';
+import { activeUserNamed, formatUser, getUserByEmail, getUserById, listUsers, type UserRow } from '../../read/users.js';
 import { actorOf, changeUser, createUser } from '../../services/users.js';
 import { createProfileField, setProfileData } from '../../services/profile-fields.js';
 import type { AppServices } from '../services.js';
+import { fileParts } from './attachments.js';
+import { storageFor } from '../../storage/index.js';
+import { avatarChangesDisabled, avatarContentType, avatarPathId, removeAvatar, uploadAvatar } from '../../services/avatars.js';
+import { administeredBots } from '../../event-queue/areas/users.js';
+import { avatarUrlFor as avatarUrl } from '../../read/users.js';
 
 interface UserQuery {
   client_gravatar?: boolean;
@@ -19,8 +26,150 @@ const userQuery = {
   include_custom_profile_fields: { type: 'boolean' },
 } as const;
 
+/** A bot the user may administer (its owner, or an administrator), as the real server's access_bot_by_id. */
+async function accessBot(ctx: AppServices['ctx'], user: UserRow, botId: number): Promise<UserRow> {
+  const bot = await getUserById(ctx.db, botId);
+  if (!bot || bot.realm_id !== user.realm_id || !bot.is_bot) throw errors.badRequest('No such bot');
+  if (!isAdminRole(user.role) && bot.bot_owner_id !== user.id) throw errors.badRequest('Insufficient permission');
+  return bot;
+}
+
+/** GET /user_avatars/<realm_id>/<user_id>[-medium].png: the current uploaded avatar (public, like the real server's). */
+export async function avatarDownloadRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
+  const { ctx } = services;
+  const storage = storageFor(ctx.config.dataDir);
+  const notFound = () => new ApiError('BAD_REQUEST', 404, 'File not found');
+  app.route({
+    method: 'GET',
+    url: '/user_avatars/:realm_id/:file',
+    config: { auth: 'none', limited: true },
+    handler: async (request, reply) => {
+      const { realm_id, file } = request.params as { realm_id: string; file: string };
+      const match = /^(\d+)(-medium)?\.png$/.exec(file);
+      if (!/^\d+$/.test(realm_id) || !match) throw notFound();
+      const target = await getUserById(ctx.db, Number(match[1]));
+      if (!target || target.realm_id !== Number(realm_id) || target.avatar_source !== 'U') throw notFound();
+      const data = await storage.read(avatarPathId(target.realm_id, target.id, target.avatar_version));
+      if (!data) throw notFound();
+      return reply
+        .header('Content-Type', (await avatarContentType(data)) ?? 'application/octet-stream')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Cache-Control', 'public, max-age=86400')
+        .send(data);
+    },
+  });
+}
+
 export default async function userRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
+  const storage = storageFor(ctx.config.dataDir);
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/users/me/avatar',
+    handler: async ({ request, user, realm, meta }) => {
+      const parts = fileParts(request);
+      if (parts.length !== 1) throw errors.badRequest('You must upload exactly one avatar.');
+      if (avatarChangesDisabled(realm, user)) throw errors.badRequest('Avatar changes are disabled in this organization.');
+      const part = parts[0]!;
+      const updated = await uploadAvatar(ctx, storage, meta, actorOf(user), user.id, part._buf ?? (await part.toBuffer()));
+      return { avatar_url: avatarUrl(updated, true, false) };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'DELETE',
+    url: '/users/me/avatar',
+    handler: async ({ user, realm, meta }) => {
+      if (avatarChangesDisabled(realm, user)) throw errors.badRequest('Avatar changes are disabled in this organization.');
+      const updated = await removeAvatar(ctx, meta, actorOf(user), user.id);
+      return { avatar_url: avatarUrl(updated, true, false) };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/bots',
+    handler: async ({ user }) => {
+      // The real server lists the caller's own active bots here, even for administrators.
+      const bots = (await administeredBots(ctx.db, { ...user, role: Role.MEMBER })).filter((b) => b.is_active);
+      return {
+        bots: bots.map((b) => ({
+          username: b.delivery_email,
+          full_name: b.full_name,
+          api_key: b.api_key,
+          avatar_url: avatarUrl(b, true, false),
+          default_sending_stream: null,
+          default_events_register_stream: null,
+          default_all_public_streams: false,
+        })),
+      };
+    },
+  });
+
+  defineRoute<{ bot_id: number; full_name?: string; role?: number; bot_owner_id?: number }>(app, {
+    method: 'PATCH',
+    url: '/bots/:bot_id',
+    params: {
+      properties: { bot_id: { type: 'integer' }, full_name: { type: 'string' }, role: { type: 'integer' }, bot_owner_id: { type: 'integer' } },
+      required: ['bot_id'],
+    },
+    handler: async ({ request, params, user, meta }) => {
+      let bot = await accessBot(ctx, user, params.bot_id);
+      if (params.full_name !== undefined) {
+        const name = validateFullName(params.full_name);
+        if (name !== bot.full_name) {
+          if (await activeUserNamed(ctx.db, user.realm_id, name)) throw errors.badRequest('Name is already in use!');
+          await changeUser(ctx, meta, bot.id, () => ({ type: 'RenameUser', actor: actorOf(user), full_name: name }));
+        }
+      }
+      if (params.role !== undefined && params.role !== bot.role) {
+        await changeUser(ctx, meta, bot.id, (_s, owners) => ({ type: 'ChangeRole', actor: actorOf(user), role: params.role!, active_owner_count: owners }));
+      }
+      if (params.bot_owner_id !== undefined) {
+        const owner = await getUserById(ctx.db, params.bot_owner_id);
+        const newOwner = owner && owner.realm_id === user.realm_id ? { user_id: owner.id, is_active: owner.is_active, is_bot: owner.is_bot } : null;
+        await changeUser(ctx, meta, bot.id, () => ({ type: 'ChangeBotOwner', actor: actorOf(user), new_owner: newOwner }));
+      }
+      const parts = fileParts(request);
+      if (parts.length > 1) throw errors.badRequest('You may only upload one file at a time');
+      if (parts.length === 1) {
+        await uploadAvatar(ctx, storage, meta, actorOf(user), bot.id, parts[0]!._buf ?? (await parts[0]!.toBuffer()));
+      }
+      bot = (await getUserById(ctx.db, bot.id))!;
+      const owner = bot.bot_owner_id === null ? undefined : await getUserById(ctx.db, bot.bot_owner_id);
+      return {
+        full_name: bot.full_name,
+        avatar_url: avatarUrl(bot, true, false),
+        default_sending_stream: null,
+        default_events_register_stream: null,
+        default_all_public_streams: false,
+        ...(owner ? { bot_owner: owner.delivery_email } : {}),
+      };
+    },
+  });
+
+  defineRoute<{ bot_id: number }>(app, {
+    method: 'POST',
+    url: '/bots/:bot_id/api_key/regenerate',
+    params: { properties: { bot_id: { type: 'integer' } }, required: ['bot_id'] },
+    handler: async ({ params, user, meta }) => {
+      const bot = await accessBot(ctx, user, params.bot_id);
+      const api_key = generateApiKey();
+      await changeUser(ctx, meta, bot.id, () => ({ type: 'RegenerateApiKey', actor: actorOf(user), api_key }));
+      return { api_key };
+    },
+  });
+
+  defineRoute<{ bot_id: number }>(app, {
+    method: 'DELETE',
+    url: '/bots/:bot_id',
+    params: { properties: { bot_id: { type: 'integer' } }, required: ['bot_id'] },
+    handler: async ({ params, user, meta }) => {
+      const bot = await accessBot(ctx, user, params.bot_id);
+      await changeUser(ctx, meta, bot.id, (_s, owners) => ({ type: 'DeactivateUser', actor: actorOf(user), active_owner_count: owners }));
+    },
+  });
   const formatFor = (viewer: UserRow, realmUrlHost: string, q: UserQuery) => (target: UserRow) =>
     formatUser(target, { user_id: viewer.id, role: viewer.role, realm_id: viewer.realm_id }, {
       clientGravatar: q.client_avatarhost ?? q.client_gravatar ?? true,

@@ -14,6 +14,12 @@ registerApplier('realm_user', (state, event, ctx) => {
     if (!user) continue;
     for (const [key, value] of Object.entries(person)) {
       if (key === 'user_id' || key === 'is_active') continue;
+      // Avatar events carry full URLs; a client_gravatar client computes Gravatar URLs itself for
+      // users whose real address it can see (the real server's apply_event does the same).
+      if (key === 'avatar_url' && ctx.clientGravatar && person.avatar_source === 'G' && user.delivery_email !== null) {
+        user.avatar_url = null;
+        continue;
+      }
       // realm_users entries carry avatar_url only; the other avatar fields are for the user's own state.
       if ((key === 'avatar_source' || key === 'avatar_url_medium') && !(key in user)) continue;
       if (key === 'new_email') user.email = value;
@@ -38,6 +44,9 @@ registerApplier('realm_user', (state, event, ctx) => {
   }
   if (person.user_id === ctx.userId) {
     if (person.full_name !== undefined) state.full_name = person.full_name;
+    for (const key of ['avatar_source', 'avatar_url', 'avatar_url_medium']) {
+      if (person[key] !== undefined && key in state) state[key] = person[key];
+    }
     if (person.delivery_email !== undefined && 'delivery_email' in state) state.delivery_email = person.delivery_email;
     if (person.new_email !== undefined && 'email' in state) state.email = person.new_email;
     if (person.role !== undefined) {
@@ -46,17 +55,58 @@ registerApplier('realm_user', (state, event, ctx) => {
       state.is_admin = person.role <= 200;
       state.is_moderator = person.role === 300;
       state.is_guest = person.role === 600;
+      recomputePermissions(state, ctx.userId);
     }
   }
 });
 
 registerApplier('realm_bot', (state, event) => {
-  if (state.realm_bots) state.realm_bots.push(event.bot);
+  if (!state.realm_bots) return;
+  const index = state.realm_bots.findIndex((b: any) => b.user_id === event.bot.user_id);
+  switch (event.op) {
+    case 'add': state.realm_bots.push(event.bot); return;
+    case 'update': if (index >= 0) Object.assign(state.realm_bots[index], event.bot); return;
+    case 'delete': if (index >= 0) state.realm_bots.splice(index, 1); return;
+    default: throw new Error(`realm_bot op ${event.op}`);
+  }
 });
 
-registerApplier('realm', (state, event) => {
+registerApplier('realm', (state, event, ctx) => {
   if (event.op !== 'update_dict') throw new Error(`realm op ${event.op}`);
   for (const [key, value] of Object.entries(event.data as Record<string, unknown>)) {
     if (`realm_${key}` in state) state[`realm_${key}`] = value;
   }
+  recomputePermissions(state, ctx.userId);
 });
+
+/**
+ * The real client's rule (and the real server's apply_event): the can_* fields carry no events of
+ * their own; they follow from the realm policies and the user's role, so a client recomputes them
+ * when either changes. Needs the realm section to know the policies.
+ */
+function recomputePermissions(state: Record<string, any>, userId: number): void {
+  if (!('can_create_streams' in state) || !('realm_create_public_stream_policy' in state)) return;
+  const role: number = state.role;
+  const self = (state.realm_users ?? []).find((u: any) => u.user_id === userId);
+  const ageDays = self ? (Date.now() - Date.parse(self.date_joined)) / 86_400_000 : Infinity;
+  const fullMember = role <= 400 && ageDays >= Number(state.realm_waiting_period_threshold ?? 0);
+  // Permission levels: 1 members, 2 admins, 3 full members, 4 moderators, 6 nobody, 7 owners.
+  const may = (policy: number) => {
+    if (role === 600) return false;
+    switch (policy) {
+      case 1: return true;
+      case 2: return role <= 200;
+      case 3: return role <= 300 || fullMember;
+      case 4: return role <= 300;
+      case 7: return role === 100;
+      default: return false;
+    }
+  };
+  state.can_create_public_streams = may(state.realm_create_public_stream_policy);
+  state.can_create_private_streams = may(state.realm_create_private_stream_policy);
+  state.can_create_web_public_streams = state.server_web_public_streams_enabled === true
+    && state.realm_enable_spectator_access === true && may(state.realm_create_web_public_stream_policy);
+  state.can_create_streams = state.can_create_public_streams || state.can_create_private_streams || state.can_create_web_public_streams;
+  state.can_subscribe_other_users = may(state.realm_invite_to_stream_policy);
+  state.can_invite_others_to_realm = may(state.realm_invite_to_realm_policy);
+}
