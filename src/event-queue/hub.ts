@@ -7,6 +7,7 @@ import type { ClientEvent, PreparedEvent, Recipient } from './types.js';
 
 const PREPARED_CACHE = 20_000;
 const SCAN_BATCH = 1_000;
+const SCAN_RETRY_MS = 500;
 
 export interface Poll {
   recipient: Recipient;
@@ -26,6 +27,7 @@ export class EventQueueHub {
   private scanned = 0;
   private target = 0;
   private scanning: Promise<void> | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
 
   constructor(
@@ -53,19 +55,29 @@ export class EventQueueHub {
   advance(position: number): void {
     if (this.stopped || position <= this.target) return;
     this.target = position;
+    this.startScan();
+  }
+
+  private startScan(): void {
+    if (this.stopped || this.scanning) return;
     // Nobody is blocked: nothing to offer. A poll that arrives later reads the log itself first.
-    if (!this.scanning && this.pollsByUser.size === 0) {
-      this.scanned = position;
+    if (this.pollsByUser.size === 0) {
+      this.scanned = this.target;
       return;
     }
-    if (!this.scanning) {
-      // A scan still running when the server shuts down fails on the closed database: expected then.
-      this.scanning = this.scan()
-        .catch((error: unknown) => {
-          if (!this.stopped) throw error;
-        })
-        .finally(() => (this.scanning = undefined));
-    }
+    // Nothing awaits this promise, so it must never reject: a scan fails when the database goes away
+    // (a restart, a failover, the server shutting down). Blocked polls keep waiting and the scan is
+    // retried from where it stopped until it gets through; the events are in the log either way.
+    this.scanning = this.scan()
+      .catch(() => {
+        if (this.stopped || this.retryTimer) return;
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          this.startScan();
+        }, SCAN_RETRY_MS);
+        this.retryTimer.unref();
+      })
+      .finally(() => (this.scanning = undefined));
   }
 
   private async scan(): Promise<void> {
@@ -153,6 +165,7 @@ export class EventQueueHub {
   /** Answers every blocked poll (graceful shutdown). */
   releaseAll(): void {
     this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     for (const set of this.pollsByUser.values()) for (const poll of set) poll.resolve([]);
     this.pollsByUser.clear();
   }

@@ -5,7 +5,7 @@
  * restart, and every write that was acknowledged is still there afterwards.
  */
 import t from 'tap';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -66,18 +66,45 @@ for (const mode of ['fast', 'immediate'] as const) t.test(`PostgreSQL ${mode ===
       }
     }
   };
+  // GET /users/me is answered from caches; GET /messages reads the database every time, so the
+  // outage is seen even when every writer happens to be waiting for its projection across it.
   const reader = async () => {
-    while (running) {
+    for (let i = 0; running; i++) {
+      const [url, params] = i % 2 === 0 ? ['/users/me', {}] : ['/messages', { anchor: 'newest', num_before: 1, num_after: 0 }];
       try {
-        const r = await call('GET', '/users/me');
-        record('GET /users/me', r);
+        const r = await call('GET', url, params);
+        record(`GET ${url}`, r);
         if (r.status !== 200) await new Promise((res) => setTimeout(res, 100));
       } catch (error) {
-        problems.push(`GET /users/me: ${String(error)}`);
+        problems.push(`GET ${url}: ${String(error)}`);
       }
     }
   };
-  const load = [...Array.from({ length: 3 }, (_, w) => writer(w)), reader()];
+  // A long-poll blocked across the outage: the hub's scan of new events fails while PostgreSQL is
+  // away and must neither crash the process (it once did: an unhandled rejection) nor lose events.
+  const pollQueue = await call('POST', '/register', { event_types: ['realm_user'] });
+  t.equal(pollQueue.status, 200);
+  const polled = new Set<number>();
+  let pollLast = pollQueue.body.last_event_id as number;
+  const poller = async () => {
+    while (running) {
+      try {
+        const r = await call('GET', '/events', { queue_id: pollQueue.body.queue_id, last_event_id: pollLast });
+        record('GET /events', r);
+        if (r.status !== 200) {
+          await new Promise((res) => setTimeout(res, 100));
+          continue;
+        }
+        for (const event of r.body.events as Array<{ id: number; type: string; op?: string; person?: { user_id: number } }>) {
+          if (event.type === 'realm_user' && event.op === 'add') polled.add(event.person!.user_id);
+          pollLast = Math.max(pollLast, event.id);
+        }
+      } catch (error) {
+        problems.push(`GET /events: ${String(error)}`);
+      }
+    }
+  };
+  const load = [...Array.from({ length: 3 }, (_, w) => writer(w)), reader(), poller()];
   await new Promise((r) => setTimeout(r, 1_500));
   const beforeOutage = acknowledged.length;
   postgres.stop(mode);
@@ -96,7 +123,14 @@ for (const mode of ['fast', 'immediate'] as const) t.test(`PostgreSQL ${mode ===
   t.comment(`statuses ${JSON.stringify(statuses)}, slowest ${slowest} ms, ${beforeOutage} writes before the outage, ${acknowledged.length} in all`);
   t.ok((statuses['503'] ?? 0) > 0, 'the outage was seen as 503s');
   t.same(problems, [], 'only 200 or a JSON 503, each within the bound');
-  if (!t.ok(server.process.exitCode === null && server.process.signalCode === null, 'the server process never stopped')) t.comment(server.output().split('\n').filter((line) => !line.startsWith('{')).join('\n').slice(-4_000));
+  if (!t.ok(server.process.exitCode === null && server.process.signalCode === null, 'the server process never stopped')) {
+    // Plain lines (a crash's stack, the exit line) and the structured log's errors; all of it in a file.
+    const output = server.output();
+    const file = path.join(tmpdir(), `postgres-restart-${mode}-${Date.now()}.log`);
+    writeFileSync(file, output);
+    t.comment(`full server output in ${file}`);
+    t.comment(output.split('\n').filter((line) => !line.startsWith('{') || /"level":(50|60)/.test(line)).join('\n').slice(-6_000));
+  }
 
   // Read-your-writes after recovery, and nothing acknowledged is lost.
   const fresh = await call('POST', '/users', { email: 'after@example.com', full_name: 'After Recovery' });
@@ -125,4 +159,18 @@ for (const mode of ['fast', 'immediate'] as const) t.test(`PostgreSQL ${mode ===
     if ((r.body.events as unknown[]).length === 0) await new Promise((res) => setTimeout(res, 200));
   }
   t.same([...acknowledged, fresh.body.user_id].filter((id) => !users.has(id)), [], 'the old queue delivers every acknowledged user');
+
+  // The queue long-polled across the outage delivers every acknowledged user as well (the rest of
+  // its backlog read without blocking).
+  const pollDeadline = Date.now() + 30_000;
+  while (Date.now() < pollDeadline && acknowledged.some((id) => !polled.has(id))) {
+    const r = await call('GET', '/events', { queue_id: pollQueue.body.queue_id, last_event_id: pollLast, dont_block: true });
+    if (r.status !== 200) break;
+    for (const event of r.body.events as Array<{ id: number; type: string; op?: string; person?: { user_id: number } }>) {
+      if (event.type === 'realm_user' && event.op === 'add') polled.add(event.person!.user_id);
+      pollLast = Math.max(pollLast, event.id);
+    }
+    if ((r.body.events as unknown[]).length === 0) await new Promise((res) => setTimeout(res, 200));
+  }
+  t.same(acknowledged.filter((id) => !polled.has(id)), [], 'the queue long-polled across the outage delivers every acknowledged user');
 });

@@ -21,6 +21,8 @@ export async function startChildServer(env: Record<string, string>, timeoutMs = 
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
+  // How the process ended goes into its output, so a test that finds it dead can say why.
+  child.on('exit', (code, signal) => (output += `\n[server process exited: code ${code}, signal ${signal}]\n`));
   const started = Date.now();
   while (!/listening on/.test(output)) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
