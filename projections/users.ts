@@ -55,6 +55,10 @@ export const usersProjection = defineProjection({
     UserBotOwnerChanged: (trx, d, e) => update(trx, e, d.user_id, { bot_owner_id: d.bot_owner_id }),
     UserAvatarChanged: (trx, d, e) =>
       update(trx, e, d.user_id, { avatar_source: d.avatar_source, avatar_version: d.avatar_version }),
+    BotDefaultChanged: (trx, d, e) =>
+      update(trx, e, d.user_id, {
+        [d.property === 'default_all_public_streams' ? d.property : `${d.property}_id`]: d.value,
+      }),
     UserProfileDataChanged: async (trx, d, e) => {
       const key = String(d.field_id);
       const value = d.value === null ? sql`profile_data - ${key}` : sql`profile_data || ${JSON.stringify({

@@ -51,6 +51,9 @@ export interface UsersTable {
   date_joined: string;
   avatar_source: string;
   avatar_version: number;
+  default_sending_stream_id: ColumnType<number | null, number | null | undefined, number | null>;
+  default_events_register_stream_id: ColumnType<number | null, number | null | undefined, number | null>;
+  default_all_public_streams: ColumnType<boolean, boolean | undefined, boolean>;
   settings: JSONColumnType<Record<string, unknown>, string, string>;
   profile_data: JSONColumnType<Record<string, { value: string; rendered_value?: string }>, string, string>;
   version: number;

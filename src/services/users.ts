@@ -35,6 +35,9 @@ export function toUserState(row: UserRow): UserState {
     timezone: row.timezone,
     avatar_source: row.avatar_source,
     avatar_version: row.avatar_version,
+    default_sending_stream_id: row.default_sending_stream_id,
+    default_events_register_stream_id: row.default_events_register_stream_id,
+    default_all_public_streams: row.default_all_public_streams,
   };
 }
 

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startTestServer, Role } from '../helpers/server.js';
 import { verifyAction } from '../helpers/verify-action.js';
+import { PNG, sendFiles } from '../helpers/upload.js';
 
 const createBot = async (s: Awaited<ReturnType<typeof startTestServer>>, owner: Parameters<Awaited<ReturnType<typeof startTestServer>>['api']>[2], name: string) => {
   const r = await s.api('POST', '/bots', owner, { full_name: name, short_name: name.toLowerCase().replace(/\W/g, '') });
@@ -93,4 +94,41 @@ t.test('bots: realm_bot and realm_user events keep state equal to a fresh regist
   }
   const gone = await verifyAction(t, s, alice, () => s.api('DELETE', `/bots/${botId}`, alice), { register });
   t.match(gone, [{ type: 'realm_user', person: { is_active: false } }, { type: 'realm_bot', op: 'update', bot: { user_id: botId, is_active: false } }]);
+});
+
+t.test('bots: default channels and avatar', async (t) => {
+  const { makeChannel } = await import('./drafts-helpers.js');
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
+  const bot = await createBot(s, alice, 'Default Bot');
+  await makeChannel(s, 'general talk');
+  await makeChannel(s, 'secret', { invite_only: true, subscribers: [s.owner.id] });
+  const register = { event_types: ['realm_bot'], fetch_event_types: ['realm_bot'] };
+
+  t.equal((await s.api('PATCH', `/bots/${bot.user_id}`, alice, { default_sending_stream: 'secret' })).body.msg, "Invalid channel name 'secret'", 'a private channel the owner cannot access');
+  t.equal((await s.api('PATCH', `/bots/${bot.user_id}`, alice, { default_sending_stream: 'nowhere' })).body.msg, "Invalid channel name 'nowhere'");
+
+  const set = await verifyAction(t, s, admin, () => s.api('PATCH', `/bots/${bot.user_id}`, alice, {
+    default_sending_stream: 'general talk', default_events_register_stream: 'general talk', default_all_public_streams: true,
+  }), { register });
+  t.match(set, [
+    { type: 'realm_bot', op: 'update', bot: { user_id: bot.user_id, default_sending_stream: 'general talk' } },
+    { type: 'realm_bot', op: 'update', bot: { default_events_register_stream: 'general talk' } },
+    { type: 'realm_bot', op: 'update', bot: { default_all_public_streams: true } },
+  ]);
+  t.match((await s.api('GET', '/bots', alice)).body.bots, [{ default_sending_stream: 'general talk', default_events_register_stream: 'general talk', default_all_public_streams: true }]);
+  const cleared = await verifyAction(t, s, alice, () => s.api('PATCH', `/bots/${bot.user_id}`, alice, { default_sending_stream: '' }), { register });
+  t.match(cleared, [{ type: 'realm_bot', bot: { default_sending_stream: null } }]);
+  t.equal((await s.api('PATCH', `/bots/${bot.user_id}`, alice, {})).body.default_sending_stream, null);
+
+  const png = PNG;
+  let response: { status: number; body: any } | undefined;
+  const avatar = await verifyAction(t, s, alice, async () => { response = await sendFiles(s, alice, 'PATCH', `/bots/${bot.user_id}`, [{ field: 'f', data: png }]); }, {
+    register: { event_types: ['realm_bot', 'realm_user'], fetch_event_types: ['realm_bot', 'realm_user'] },
+  });
+  t.match(response!.body.avatar_url, new RegExp(`^/user_avatars/1/${bot.user_id}\\.png\\?version=2$`));
+  t.match(avatar, [{ type: 'realm_user', person: { avatar_source: 'U' } }, { type: 'realm_bot', op: 'update', bot: { avatar_url: response!.body.avatar_url } }]);
+  const two = await sendFiles(s, alice, 'PATCH', `/bots/${bot.user_id}`, [{ field: 'a', data: png }, { field: 'b', data: png }]);
+  t.equal(two.body.msg, 'You may only upload one file at a time');
 });

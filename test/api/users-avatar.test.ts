@@ -1,26 +1,8 @@
 import t from 'tap';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
 import { verifyAction } from '../helpers/verify-action.js';
+import { PNG, sendFiles } from '../helpers/upload.js';
 
-// A valid 1x1 PNG.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
-
-function multipart(files: Array<{ field: string; data: Buffer }>) {
-  const boundary = `----avatar${Math.random().toString(16).slice(2)}`;
-  const chunks: Buffer[] = [];
-  for (const f of files) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${f.field}"; filename="me.png"\r\nContent-Type: image/png\r\n\r\n`));
-    chunks.push(f.data, Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
-export async function sendFiles(s: TestServer, as: TestUser, method: 'POST' | 'PATCH', url: string, files: Array<{ field: string; data: Buffer }>) {
-  const { payload, contentType } = multipart(files);
-  const r = await s.fastify.inject({ method, url: `/api/v1${url}`, headers: { 'content-type': contentType, authorization: as.auth }, payload });
-  return { status: r.statusCode, body: r.json() };
-}
 const uploadAvatar = (s: TestServer, as: TestUser, files: Array<{ field: string; data: Buffer }>) => sendFiles(s, as, 'POST', '/users/me/avatar', files);
 
 t.test('avatar upload and removal', async (t) => {

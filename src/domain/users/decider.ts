@@ -14,6 +14,9 @@ export interface UserState {
   timezone: string;
   avatar_source: string;
   avatar_version: number;
+  default_sending_stream_id: number | null;
+  default_events_register_stream_id: number | null;
+  default_all_public_streams: boolean;
 }
 
 export interface Actor {
@@ -31,7 +34,11 @@ export type UserCommand =
   | { type: 'ChangeTimezone'; actor: Actor; timezone: string }
   | { type: 'ChangeBotOwner'; actor: Actor; new_owner: { user_id: number; is_active: boolean; is_bot: boolean } | null }
   /** 'U': an uploaded image (its bytes are stored under the next avatar_version); 'G': back to Gravatar. */
-  | { type: 'ChangeAvatar'; actor: Actor; avatar_source: 'G' | 'U' };
+  | { type: 'ChangeAvatar'; actor: Actor; avatar_source: 'G' | 'U' }
+  /** The channel ones: a channel the actor may access (checked by the caller), or null. */
+  | { type: 'ChangeBotDefault'; actor: Actor; property: BotDefaultProperty; value: number | boolean | null };
+
+export type BotDefaultProperty = 'default_sending_stream' | 'default_events_register_stream' | 'default_all_public_streams';
 
 export const MAX_NAME_LENGTH = 100;
 
@@ -107,6 +114,14 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
       if (!isSelf(command.actor, state) && !mayAdminister(command.actor, state)) throw errors.badRequest('Insufficient permission');
       // Every change, even back to Gravatar, takes a new version so caches see it.
       return [{ type: 'UserAvatarChanged', data: { user_id, avatar_source: command.avatar_source, avatar_version: state.avatar_version + 1 } }];
+    case 'ChangeBotDefault': {
+      if (!state.is_bot) throw errors.badRequest('No such bot');
+      if (!mayAdminister(command.actor, state)) throw errors.badRequest('Insufficient permission');
+      const current = command.property === 'default_all_public_streams' ? state.default_all_public_streams
+        : command.property === 'default_sending_stream' ? state.default_sending_stream_id : state.default_events_register_stream_id;
+      if (current === command.value) return [];
+      return [{ type: 'BotDefaultChanged', data: { user_id, property: command.property, value: command.value } }];
+    }
     default:
       return assertNever(command);
   }

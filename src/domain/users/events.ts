@@ -27,6 +27,12 @@ export type UserTimezoneChanged = Event<'UserTimezoneChanged', { user_id: number
 export type UserEmailChanged = Event<'UserEmailChanged', { user_id: number; email: string; delivery_email: string }>;
 /** old_bot_owner_id: absent in events recorded before it was added. */
 export type UserBotOwnerChanged = Event<'UserBotOwnerChanged', { user_id: number; bot_owner_id: number | null; old_bot_owner_id?: number | null }>;
+/** One of a bot's defaults changed; the channel ones hold a channel id or null. */
+export type BotDefaultChanged = Event<'BotDefaultChanged', {
+  user_id: number;
+  property: 'default_sending_stream' | 'default_events_register_stream' | 'default_all_public_streams';
+  value: number | boolean | null;
+}>;
 export type UserAvatarChanged = Event<'UserAvatarChanged', { user_id: number; avatar_source: string; avatar_version: number }>;
 export type UserProfileDataChanged = Event<'UserProfileDataChanged', {
   user_id: number;
@@ -59,6 +65,7 @@ export type UserEvent =
   | UserEmailChanged
   | UserBotOwnerChanged
   | UserAvatarChanged
+  | BotDefaultChanged
   | UserProfileDataChanged
   | UserSettingsChanged
   | CustomProfileFieldCreated;

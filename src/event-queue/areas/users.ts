@@ -42,6 +42,9 @@ function rowFromCreated(d: DataOf<'UserCreated'>): UserRow {
     date_joined: d.date_joined,
     avatar_source: 'G',
     avatar_version: 1,
+    default_sending_stream_id: null,
+    default_events_register_stream_id: null,
+    default_all_public_streams: false,
     settings: d.settings,
     profile_data: {},
     version: 1,
@@ -111,6 +114,7 @@ registerTranslator('UserBotOwnerChanged', async (e, db) => {
   if (!bot) return null;
   const row: UserRow = { ...bot, bot_owner_id: d.bot_owner_id };
   const admins = await botAdministrators(db, { ...row, bot_owner_id: null });
+  const names = await channelNames(db, [row.default_sending_stream_id, row.default_events_register_stream_id]);
   const oldOwner = d.old_bot_owner_id ?? null;
   return {
     audience: 'realm',
@@ -118,7 +122,7 @@ registerTranslator('UserBotOwnerChanged', async (e, db) => {
       const id = r.user.id;
       const events: ClientEvent[] = [{ type: 'realm_user', op: 'update', person: { user_id: d.user_id, bot_owner_id: d.bot_owner_id } }];
       if (admins.has(id)) events.push({ type: 'realm_bot', op: 'update', bot: { user_id: d.user_id, owner_id: d.bot_owner_id } });
-      else if (id === d.bot_owner_id) events.push({ type: 'realm_bot', op: 'add', bot: botDict(row) });
+      else if (id === d.bot_owner_id) events.push({ type: 'realm_bot', op: 'add', bot: botDict(row, names) });
       else if (id === oldOwner) events.push({ type: 'realm_bot', op: 'delete', bot: { user_id: d.user_id } });
       return events;
     },
@@ -229,8 +233,27 @@ async function withBotUpdate(db: Db, userId: number, update: PreparedEvent, bot:
   };
 }
 
-/** The Bot object of realm_bots and realm_bot add (default streams are not supported yet). */
-export function botDict(bot: UserRow): Record<string, unknown> {
+/** Names of the given channels (a bot's default channels), by id. */
+export async function channelNames(db: Db, ids: Array<number | null>): Promise<Map<number, string>> {
+  const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.selectFrom('streams').select(['id', 'name']).where('id', 'in', wanted).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+const nameOf = (names: Map<number, string>, id: number | null) => (id === null ? null : names.get(id) ?? null);
+
+/** A bot's default channels by name, as the Bot object and GET /bots show them. */
+export function botDefaults(bot: UserRow, names: Map<number, string>) {
+  return {
+    default_sending_stream: nameOf(names, bot.default_sending_stream_id),
+    default_events_register_stream: nameOf(names, bot.default_events_register_stream_id),
+    default_all_public_streams: bot.default_all_public_streams,
+  };
+}
+
+/** The Bot object of realm_bots and realm_bot add. */
+export function botDict(bot: UserRow, names: Map<number, string> = new Map()): Record<string, unknown> {
   return {
     user_id: bot.id,
     full_name: bot.full_name,
@@ -239,9 +262,7 @@ export function botDict(bot: UserRow): Record<string, unknown> {
     bot_type: bot.bot_type,
     is_active: bot.is_active,
     owner_id: bot.bot_owner_id,
-    default_sending_stream: null,
-    default_events_register_stream: null,
-    default_all_public_streams: false,
+    ...botDefaults(bot, names),
     avatar_url: avatarUrlFor(bot, true, false),
     services: [],
   };
@@ -254,7 +275,22 @@ export async function administeredBots(db: Db, user: UserRow): Promise<UserRow[]
   return query.orderBy('id').execute();
 }
 
-registerSection('realm_bot', async ({ trx, user }) => ({ realm_bots: (await administeredBots(trx as Db, user)).map(botDict) }));
+registerSection('realm_bot', async ({ trx, user }) => {
+  const bots = await administeredBots(trx as Db, user);
+  const names = await channelNames(trx as Db, bots.flatMap((b) => [b.default_sending_stream_id, b.default_events_register_stream_id]));
+  return { realm_bots: bots.map((b) => botDict(b, names)) };
+});
+
+registerTranslator('BotDefaultChanged', async (e, db) => {
+  const d = e.data as DataOf<'BotDefaultChanged'>;
+  const bot = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
+  if (!bot) return null;
+  const value = typeof d.value === 'number' ? nameOf(await channelNames(db, [d.value]), d.value) : d.value;
+  return {
+    audience: await botAdministrators(db, bot),
+    forUser: () => [{ type: 'realm_bot', op: 'update', bot: { user_id: d.user_id, [d.property]: value } }],
+  };
+});
 
 registerSection('realm_user', async ({ trx, user, realm, options, config }) => {
   const users = await listUsers(trx as never, realm.id);

@@ -12,7 +12,9 @@ import type { AppServices } from '../services.js';
 import { fileParts } from './attachments.js';
 import { storageFor } from '../../storage/index.js';
 import { avatarChangesDisabled, avatarContentType, avatarPathId, removeAvatar, uploadAvatar } from '../../services/avatars.js';
-import { administeredBots } from '../../event-queue/areas/users.js';
+import { administeredBots, botDefaults, channelNames } from '../../event-queue/areas/users.js';
+import { getActiveStreamByName } from '../../read/channels.js';
+import { canJoinStream, isSubscribed } from '../../visibility.js';
 import { avatarUrlFor as avatarUrl } from '../../read/users.js';
 
 interface UserQuery {
@@ -93,25 +95,41 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     handler: async ({ user }) => {
       // The real server lists the caller's own active bots here, even for administrators.
       const bots = (await administeredBots(ctx.db, { ...user, role: Role.MEMBER })).filter((b) => b.is_active);
+      const names = await channelNames(ctx.db, bots.flatMap((b) => [b.default_sending_stream_id, b.default_events_register_stream_id]));
       return {
         bots: bots.map((b) => ({
           username: b.delivery_email,
           full_name: b.full_name,
           api_key: b.api_key,
           avatar_url: avatarUrl(b, true, false),
-          default_sending_stream: null,
-          default_events_register_stream: null,
-          default_all_public_streams: false,
+          ...botDefaults(b, names),
         })),
       };
     },
   });
 
-  defineRoute<{ bot_id: number; full_name?: string; role?: number; bot_owner_id?: number }>(app, {
+  /** A channel the user may access, by name ('' for none), as the real server's access_stream_by_name. */
+  const defaultChannel = async (user: UserRow, name: string): Promise<number | null> => {
+    if (name === '') return null;
+    const stream = await getActiveStreamByName(ctx.db, user.realm_id, name);
+    const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id };
+    if (!stream || !canJoinStream(viewer, stream, await isSubscribed(ctx.db, user.id, stream.id))) {
+      throw errors.badRequest(`Invalid channel name '${name}'`);
+    }
+    return stream.id;
+  };
+
+  defineRoute<{
+    bot_id: number; full_name?: string; role?: number; bot_owner_id?: number;
+    default_sending_stream?: string; default_events_register_stream?: string; default_all_public_streams?: boolean;
+  }>(app, {
     method: 'PATCH',
     url: '/bots/:bot_id',
     params: {
-      properties: { bot_id: { type: 'integer' }, full_name: { type: 'string' }, role: { type: 'integer' }, bot_owner_id: { type: 'integer' } },
+      properties: {
+        bot_id: { type: 'integer' }, full_name: { type: 'string' }, role: { type: 'integer' }, bot_owner_id: { type: 'integer' },
+        default_sending_stream: { type: 'string' }, default_events_register_stream: { type: 'string' }, default_all_public_streams: { type: 'boolean' },
+      },
       required: ['bot_id'],
     },
     handler: async ({ request, params, user, meta }) => {
@@ -131,6 +149,16 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
         const newOwner = owner && owner.realm_id === user.realm_id ? { user_id: owner.id, is_active: owner.is_active, is_bot: owner.is_bot } : null;
         await changeUser(ctx, meta, bot.id, () => ({ type: 'ChangeBotOwner', actor: actorOf(user), new_owner: newOwner }));
       }
+      for (const property of ['default_sending_stream', 'default_events_register_stream'] as const) {
+        const name = params[property];
+        if (name === undefined) continue;
+        const value = await defaultChannel(user, name);
+        await changeUser(ctx, meta, bot.id, () => ({ type: 'ChangeBotDefault', actor: actorOf(user), property, value }));
+      }
+      if (params.default_all_public_streams !== undefined) {
+        const value = params.default_all_public_streams;
+        await changeUser(ctx, meta, bot.id, () => ({ type: 'ChangeBotDefault', actor: actorOf(user), property: 'default_all_public_streams', value }));
+      }
       const parts = fileParts(request);
       if (parts.length > 1) throw errors.badRequest('You may only upload one file at a time');
       if (parts.length === 1) {
@@ -141,9 +169,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       return {
         full_name: bot.full_name,
         avatar_url: avatarUrl(bot, true, false),
-        default_sending_stream: null,
-        default_events_register_stream: null,
-        default_all_public_streams: false,
+        ...botDefaults(bot, await channelNames(ctx.db, [bot.default_sending_stream_id, bot.default_events_register_stream_id])),
         ...(owner ? { bot_owner: owner.delivery_email } : {}),
       };
     },
