@@ -41,7 +41,7 @@ interface Case {
   params?: (c: Ctx) => Promise<Record<string, unknown>> | Record<string, unknown>;
   allowed: Set<RoleName>;
   note?: string;
-  /** Sent as multipart: the file upload route, or the custom emoji named by this function. */
+  /** Sent as multipart: to /user_uploads, or an image to the path this function gives. */
   upload?: true | ((c: Ctx) => string);
   /** The request changes the actor itself (its key, its account): it gets actors of its own. */
   fresh?: boolean;
@@ -200,8 +200,15 @@ const CASES: Case[] = [
     allowed: ALL,
   },
   { method: 'POST', path: '/user_uploads', upload: true, allowed: ALL },
+  // Avatars: anyone may change their own while avatar_changes_disabled is off (the default).
+  { method: 'POST', path: '/users/me/avatar', upload: () => '/users/me/avatar', allowed: ALL, fresh: true },
+  { method: 'DELETE', path: '/users/me/avatar', allowed: ALL, fresh: true },
+  // Someone else's bot: only administrators (or its owner) may change it.
+  { method: 'PATCH', path: async (c) => `/bots/${await othersBot(c)}`, params: (c) => ({ full_name: c.unique('Renamed Bot') }), allowed: ADMINS, note: "someone else's" },
+  { method: 'POST', path: async (c) => `/bots/${await othersBot(c)}/api_key/regenerate`, allowed: ADMINS, note: "someone else's" },
+  { method: 'DELETE', path: async (c) => `/bots/${await othersBot(c)}`, allowed: ADMINS, note: "someone else's" },
   // Custom emoji: the default add_custom_emoji_policy lets members add; guests never may.
-  { method: 'POST', path: '/realm/emoji/(name)', upload: (c) => c.unique('emoji'), allowed: NON_GUESTS },
+  { method: 'POST', path: '/realm/emoji/(name)', upload: (c) => `/realm/emoji/${c.unique('emoji')}`, allowed: NON_GUESTS },
   {
     method: 'DELETE',
     path: async (c) => {
@@ -366,6 +373,11 @@ async function newLinkifier(c: Ctx): Promise<number> {
   return r.body.id as number;
 }
 
+async function othersBot(c: Ctx): Promise<number> {
+  const r = await c.s.api('POST', '/bots', c.other, { full_name: c.unique('Bot'), short_name: c.unique('bot') });
+  return r.body.user_id as number;
+}
+
 async function newGroup(c: Ctx): Promise<number> {
   const r = await c.s.api('POST', '/user_groups/create', c.s.owner, { name: c.unique('group'), description: 'd', members: [c.other.id] });
   return r.body.group_id as number;
@@ -446,7 +458,7 @@ t.test('permission matrix: every mutating route × every role', async (t) => {
       standIn ??= await s.user(Role.MEMBER, 'Stand-in');
       const subject = actor && role !== 'deactivated' ? actor : standIn;
       const c: Ctx = { ...base, actor: subject, join };
-      const path = typeof kase.upload === 'function' ? `/realm/emoji/${kase.upload(c)}` : typeof kase.path === 'string' ? kase.path : await kase.path(c);
+      const path = typeof kase.upload === 'function' ? kase.upload(c) : typeof kase.path === 'string' ? kase.path : await kase.path(c);
       const params = kase.params ? await kase.params(c) : {};
       const full = `/api/v1${path}`;
       const candidates = s.fastify.apiRoutes.filter((route) => route.method === kase.method && new RegExp(`^${route.url.replace(/:[a-zA-Z_]+/g, '[^/]+')}$`).test(full));
