@@ -2,7 +2,7 @@ import type { Db } from '../db/database.js';
 import type { EventStore } from '../eventstore/event-store.js';
 import type { StoredEvent } from '../eventstore/types.js';
 import { clientEventId, positionOf, slotOf } from './ids.js';
-import { prepareEvent } from './translators.js';
+import { prepareEvent, translatedTypes } from './translators.js';
 import type { ClientEvent, PreparedEvent, Recipient } from './types.js';
 
 const PREPARED_CACHE = 20_000;
@@ -82,13 +82,15 @@ export class EventQueueHub {
 
   private async scan(): Promise<void> {
     while (this.scanned < this.target) {
-      const events = await this.store.readAll(this.scanned, Math.min(SCAN_BATCH, this.target - this.scanned));
-      if (events.length === 0) break;
+      const target = this.target;
+      const events = await this.store.readRange(this.scanned, target, translatedTypes(), SCAN_BATCH);
       for (const event of events) {
         const prepared = await this.prepare(event);
         this.scanned = event.position;
         if (prepared) this.dispatch(event.position, prepared);
       }
+      // A short page means nothing else up to the target can reach a client.
+      if (events.length < SCAN_BATCH) this.scanned = Math.max(this.scanned, target);
     }
   }
 
@@ -131,14 +133,15 @@ export class EventQueueHub {
     const out: ClientEvent[] = [];
     // The position of afterId itself may still hold later slots.
     if (slotOf(afterId) < 499 && from > 0) from -= 1;
+    // Only event types some translator turns into client events are read: a log full of other
+    // bookkeeping (queue registrations, key changes) costs a catching-up poll nothing.
     while (from < upTo && out.length === 0) {
-      const events = await this.store.readAll(from, Math.min(SCAN_BATCH, upTo - from));
-      if (events.length === 0) break;
+      const events = await this.store.readRange(from, upTo, translatedTypes(), SCAN_BATCH);
       for (const event of events) {
         const prepared = await this.prepare(event);
         if (prepared) out.push(...clientEventsAt(event.position, prepared, recipient, afterId));
       }
-      from = events[events.length - 1]!.position;
+      from = events.length < SCAN_BATCH ? upTo : events[events.length - 1]!.position;
     }
     return { events: out, reached: from };
   }

@@ -9,11 +9,19 @@ import type { PreparedEvent, Translator } from './types.js';
  * user_settings update for the user): their client events are joined, in registration order.
  */
 const translators = new Map<string, Translator[]>();
+let translated: string[] | undefined;
 
 export function registerTranslator(type: string, translator: Translator): void {
   const list = translators.get(type) ?? [];
   list.push(translator);
   translators.set(type, list);
+  translated = undefined;
+}
+
+/** The log event types that can reach a client; readers of the log for queues skip the others. */
+export function translatedTypes(): readonly string[] {
+  translated ??= [...translators.keys()];
+  return translated;
 }
 
 const reaches = (prepared: PreparedEvent, userId: number) => prepared.audience === 'realm' || prepared.audience.has(userId);

@@ -183,6 +183,20 @@ export class EventStore {
     return rows.map((row) => upcast(row as unknown as StoredEvent));
   }
 
+  /** Events of `types` with `after < position <= upTo`, in global order, at most `limit`. */
+  async readRange(after: number, upTo: number, types: readonly string[], limit = 1_000): Promise<StoredEvent[]> {
+    const rows = await this.db
+      .selectFrom('events')
+      .select([...EVENT_COLUMNS])
+      .where('position', '>', after)
+      .where('position', '<=', upTo)
+      .where('type', 'in', [...types])
+      .orderBy('position')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => upcast(row as unknown as StoredEvent));
+  }
+
   async readStream(streamId: string, afterVersion = 0): Promise<StoredEvent[]> {
     const rows = await this.db
       .selectFrom('events')
