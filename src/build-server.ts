@@ -66,6 +66,7 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
       closed = true;
       queues.stop();
       await fastify.close();
+      await queues.flushCursors().catch(() => undefined);
       await platform.close();
     },
   };

@@ -8,6 +8,7 @@ import { metadataOf, type RequestMeta, type ServiceContext } from '../services/c
 import { fetchSections } from './sections.js';
 import { HEARTBEAT_BASE, clientEventId, positionOf, slotOf, snapshotId } from './ids.js';
 import type { EventQueueHub } from './hub.js';
+import { CursorWriter } from './cursor-writer.js';
 import type { ClientEvent, QueueOptions, Recipient } from './types.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version.js';
 
@@ -43,11 +44,14 @@ export function normalizeNarrow(narrow: unknown[] | undefined): unknown[] {
 
 export class QueueService {
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly cursors: CursorWriter;
 
   constructor(
     private readonly ctx: ServiceContext,
     readonly hub: EventQueueHub,
-  ) {}
+  ) {
+    this.cursors = new CursorWriter(ctx.db);
+  }
 
   async register(meta: RequestMeta, user: UserRow, realm: RealmRow, params: RegisterParams): Promise<Record<string, unknown>> {
     const options: QueueOptions = {
@@ -119,10 +123,16 @@ export class QueueService {
   }
 
   private async loadQueue(queueId: string, user: UserRow) {
-    const queue = await this.ctx.db.selectFrom('event_queues').selectAll().where('id', '=', queueId).executeTakeFirst();
+    const queue = await this.ctx.db
+      .selectFrom('event_queues as q')
+      .leftJoin('event_queue_cursors as c', 'c.queue_id', 'q.id')
+      .selectAll('q')
+      .select('c.acked_id')
+      .where('q.id', '=', queueId)
+      .executeTakeFirst();
     if (!queue || queue.user_id !== user.id) throw errors.badEventQueue(queueId);
-    const cursor = await this.ctx.db.selectFrom('event_queue_cursors').selectAll().where('queue_id', '=', queueId).executeTakeFirst();
-    return { queue, ackedId: cursor ? Number(cursor.acked_id) : snapshotId(Number(queue.registered_position)) };
+    const stored = Math.max(queue.acked_id !== null ? Number(queue.acked_id) : snapshotId(Number(queue.registered_position)), this.cursors.pending(queueId) ?? 0);
+    return { queue, ackedId: stored };
   }
 
   async getEvents(
@@ -135,7 +145,7 @@ export class QueueService {
   ): Promise<{ events: ClientEvent[]; queue_id: string }> {
     const { queue, ackedId: stored } = await this.loadQueue(queueId, user);
     const ackedId = Math.max(stored, lastEventId ?? stored);
-    await this.touch(queueId, ackedId);
+    this.cursors.record(queueId, ackedId);
     const recipient: Recipient = { user: slimUser(user), realm, queue: queue.options as unknown as QueueOptions, queueId };
     for (;;) {
       const upTo = this.ctx.projectedPosition();
@@ -150,7 +160,7 @@ export class QueueService {
       const head = Math.max(this.hub.scannedPosition, positionOf(ackedId));
       const base = clientEventId(head, HEARTBEAT_BASE);
       const id = positionOf(ackedId) === head && slotOf(ackedId) >= HEARTBEAT_BASE ? Math.min(ackedId + 1, clientEventId(head, 999)) : base;
-      await this.touch(queueId, ackedId);
+      this.cursors.record(queueId, ackedId);
       return { events: [{ type: 'heartbeat', id }], queue_id: queueId };
     }
   }
@@ -179,22 +189,13 @@ export class QueueService {
     });
   }
 
-  private async touch(queueId: string, ackedId: number): Promise<void> {
-    await this.ctx.db
-      .insertInto('event_queue_cursors')
-      .values({ queue_id: queueId, acked_id: ackedId, last_access: Date.now() })
-      .onConflict((oc) =>
-        oc.column('queue_id').doUpdateSet({ acked_id: sql`GREATEST(event_queue_cursors.acked_id, excluded.acked_id)`, last_access: Date.now() }),
-      )
-      .execute();
-  }
-
   async deleteQueue(meta: RequestMeta, user: UserRow, queueId: string, reason: 'client' | 'expired' = 'client'): Promise<void> {
     await this.loadQueue(queueId, user);
     await this.ctx.commands.run(metadataOf(meta), async () => ({
       appends: [{ streamId: queueStream(queueId), expectedVersion: 1, events: [{ type: 'QueueDeleted', data: { queue_id: queueId, user_id: user.id, reason } }] }],
       result: undefined,
     }));
+    this.cursors.forget(queueId);
     await this.ctx.db.deleteFrom('event_queue_cursors').where('queue_id', '=', queueId).execute();
   }
 
@@ -207,6 +208,7 @@ export class QueueService {
       .execute();
     let expired = 0;
     for (const q of idle) {
+      if (this.cursors.pending(q.id) !== undefined) continue; // read moments ago; not written yet
       const last = q.last_access !== null ? Number(q.last_access) : Number(q.created_at) * 1000;
       if (last + q.lifespan_secs * 1000 > now) continue;
       const meta = { actorId: null, realmId: q.realm_id, client: 'queue-gc', requestId: randomUUID(), now: new Date(now) };
@@ -215,6 +217,7 @@ export class QueueService {
           appends: [{ streamId: queueStream(q.id), expectedVersion: 1, events: [{ type: 'QueueDeleted', data: { queue_id: q.id, user_id: q.user_id, reason: 'expired' } }] }],
           result: undefined,
         }));
+        this.cursors.forget(q.id);
         await this.ctx.db.deleteFrom('event_queue_cursors').where('queue_id', '=', q.id).execute();
         expired += 1;
       } catch {
@@ -231,7 +234,13 @@ export class QueueService {
 
   stop(): void {
     if (this.sweeper) clearInterval(this.sweeper);
+    this.cursors.stop();
     this.hub.releaseAll();
+  }
+
+  /** Writes the cursors still pending (before the database closes). */
+  flushCursors(): Promise<void> {
+    return this.cursors.flush();
   }
 }
 
