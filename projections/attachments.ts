@@ -20,6 +20,12 @@ export const attachmentsProjection = defineProjection({
   name: 'attachments',
   version: 1,
   tables: ['attachments', 'attachment_messages'],
+  // Few messages link uploads: a run needs a statement only for those that do.
+  bulk: {
+    MessageSent: async (trx, run) => {
+      for (const { data: d } of run) await link(trx, d.realm_id, d.message_id, d.date_sent * 1000, d.attachment_paths);
+    },
+  },
   handlers: {
     AttachmentUploaded: async (trx, d) => {
       await trx

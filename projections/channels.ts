@@ -1,10 +1,12 @@
 import { defineProjection } from './define.js';
+import { foldFirstMessageIds } from './messages-bulk.js';
 import { streamRowFromCreated } from '../src/read/channels.js';
 
 export const channelsProjection = defineProjection({
   name: 'channels',
   version: 4,
   tables: ['streams', 'subscriptions', 'user_topics'],
+  bulk: { MessageSent: foldFirstMessageIds },
   handlers: {
     // A channel's first message id is set by its first message (deletions move it on).
     MessageSent: async (trx, d) => {

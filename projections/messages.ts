@@ -3,6 +3,7 @@ import type { Trx } from '../src/projections-api.js';
 import { FlagBit } from '../src/domain/messages/flags.js';
 import { receivedSql } from '../src/read/narrow.js';
 import { defineProjection } from './define.js';
+import { foldMessagesSent } from './messages-bulk.js';
 
 async function setBits(trx: Trx, userId: number, messageIds: number[], set: number, clear = 0): Promise<void> {
   if (messageIds.length === 0) return;
@@ -118,6 +119,7 @@ export const messagesProjection = defineProjection({
   name: 'messages',
   version: 4,
   tables: ['messages', 'message_recipients', 'message_dm_recipients', 'message_reception_spans', 'message_moved_receptions', 'message_flags', 'message_read_state', 'reactions'],
+  bulk: { MessageSent: foldMessagesSent },
   handlers: {
     MessageSent: async (trx, d, e) => {
       const bits = new Map<number, number>();

@@ -18,12 +18,15 @@ export async function createShadowTables(db: Db, tables: readonly string[]): Pro
       `schema ${SHADOW_SCHEMA} exists: another online rebuild is running, or one was interrupted (then drop it: DROP SCHEMA ${SHADOW_SCHEMA} CASCADE)`,
     );
   }
-  await db.transaction().execute(async (trx) => {
-    await sql`CREATE SCHEMA ${sql.id(SHADOW_SCHEMA)}`.execute(trx);
-    for (const table of tables) {
-      await sql`CREATE TABLE ${sql.id(SHADOW_SCHEMA, table)} (LIKE ${sql.id('public', table)} INCLUDING ALL)`.execute(trx);
-    }
-  });
+  await db.transaction().execute((trx) => createShadowTablesIn(trx, tables));
+}
+
+/** The same inside the caller's transaction (an offline rebuild builds and swaps in one transaction). */
+export async function createShadowTablesIn(trx: Trx, tables: readonly string[]): Promise<void> {
+  await sql`CREATE SCHEMA ${sql.id(SHADOW_SCHEMA)}`.execute(trx);
+  for (const table of tables) {
+    await sql`CREATE TABLE ${sql.id(SHADOW_SCHEMA, table)} (LIKE ${sql.id('public', table)} INCLUDING ALL)`.execute(trx);
+  }
 }
 
 export async function dropShadowTables(db: Db): Promise<void> {

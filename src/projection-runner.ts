@@ -4,8 +4,8 @@ import type { Bus } from './bus/bus.js';
 import type { EventStore } from './eventstore/event-store.js';
 import type { Projection, Trx } from './projections-api.js';
 import { upcast } from './eventstore/upcast.js';
-import { createShadowTables, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
-import { EVENT_COLUMNS } from './eventstore/types.js';
+import { createShadowTables, createShadowTablesIn, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
+import { EVENT_COLUMNS, type StoredEvent } from './eventstore/types.js';
 
 export const PROJECTION_LOCK_KEY = 7_340_002;
 
@@ -21,6 +21,8 @@ export interface OnlineRebuildReport {
   projections: string[];
 }
 const BATCH = 1_000;
+/** Events a rebuild reads per page: large pages make long runs of one type (see foldEvents). */
+const REBUILD_PAGE = 20_000;
 const SAFETY_INTERVAL_MS = 5_000;
 
 /**
@@ -211,15 +213,7 @@ export class ProjectionRunner {
       .orderBy('position')
       .limit(limit)
       .execute();
-    for (const row of events) {
-      const event = upcast(row as never);
-      for (const projection of this.projections) {
-        if (event.position <= (checkpoints.get(projection.name) ?? 0)) continue;
-        if (!projection.handles.has(event.type)) continue;
-        if ((await projection.apply(trx, event)) !== false) changed.add(projection.name);
-        applied.set(projection.name, (applied.get(projection.name) ?? 0) + 1);
-      }
-    }
+    await foldEvents(trx, this.projections, events.map((row) => upcast(row as never)), checkpoints, applied, changed);
     const reached = events.length > 0 ? events[events.length - 1]!.position : from;
     if (events.length > 0) {
       await trx
@@ -233,18 +227,22 @@ export class ProjectionRunner {
   }
 
   /**
-   * Empties every read table and refolds the whole log in ONE transaction holding the projection
-   * lock: other readers keep seeing the old tables until the commit swaps them in (MVCC), and
-   * workers in other processes wait for the lock.
+   * Refolds the whole log into empty read tables in ONE transaction holding the projection lock:
+   * other readers keep seeing the old tables until the commit swaps the new ones in, and workers
+   * in other processes wait for the lock. The new tables are built beside the old ones (the shadow
+   * tables of an online rebuild, created and swapped in inside this transaction) rather than by
+   * emptying the old ones with DELETE: rows deleted by a transaction still open stay in every
+   * index, and each look-up by key or max(id) would wade through all of them (quadratic over a
+   * large log).
    */
   async rebuild(onProgress?: (position: number) => void): Promise<number> {
     let reached = 0;
     const applied = new Map<string, number>();
+    const tables = this.projections.flatMap((p) => p.tables);
     await this.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
-      for (const projection of this.projections) {
-        for (const table of projection.tables) await sql`DELETE FROM ${sql.table(table)}`.execute(trx);
-      }
+      await createShadowTablesIn(trx, tables);
+      await useShadowTables(trx);
       for (const projection of this.projections) {
         await trx
           .insertInto('checkpoints')
@@ -253,12 +251,13 @@ export class ProjectionRunner {
           .execute();
       }
       for (;;) {
-        const batch = await this.applyBatchInTransaction(trx, 5_000);
+        const batch = await this.applyBatchInTransaction(trx, REBUILD_PAGE);
         reached = batch.reached;
         for (const [name, n] of batch.applied) applied.set(name, (applied.get(name) ?? 0) + n);
         onProgress?.(reached);
-        if (batch.count < 5_000) break;
+        if (batch.count < REBUILD_PAGE) break;
       }
+      await swapInShadowTables(trx, tables);
     });
     this.countApplied(applied);
     this.markAllChanged();
@@ -352,14 +351,7 @@ export class ProjectionRunner {
       .orderBy('position')
       .limit(limit)
       .execute();
-    for (const row of events) {
-      const event = upcast(row as never);
-      for (const projection of projections) {
-        if (!projection.handles.has(event.type)) continue;
-        await projection.apply(trx, event);
-        applied.set(projection.name, (applied.get(projection.name) ?? 0) + 1);
-      }
-    }
+    await foldEvents(trx, projections, events.map((row) => upcast(row as never)), new Map(), applied, new Set());
     return { reached: events.length > 0 ? Number(events[events.length - 1]!.position) : after, count: events.length };
   }
 
@@ -396,5 +388,48 @@ export class ProjectionRunner {
           .execute();
       }
     });
+  }
+}
+
+/**
+ * Folds `events` (in log order) into `projections`, skipping what a projection's checkpoint says it
+ * has. A run of consecutive events of one type goes to each projection in one `applyRun` when every
+ * projection folding that type has a bulk fold for it (define.ts says why that keeps the result the
+ * same); otherwise each event goes to every projection in turn.
+ */
+async function foldEvents(
+  trx: Trx,
+  projections: readonly Projection[],
+  events: readonly StoredEvent[],
+  checkpoints: ReadonlyMap<string, number>,
+  applied: Map<string, number>,
+  changed: Set<string>,
+): Promise<void> {
+  const count = (name: string, n: number) => applied.set(name, (applied.get(name) ?? 0) + n);
+  for (let i = 0; i < events.length;) {
+    const type = events[i]!.type;
+    let end = i + 1;
+    while (end < events.length && events[end]!.type === type) end++;
+    const folders = projections.filter((p) => p.handles.has(type));
+    if (end - i > 1 && folders.length > 0 && folders.every((p) => p.bulkTypes?.has(type) && p.applyRun)) {
+      const run = events.slice(i, end);
+      for (const projection of folders) {
+        const after = checkpoints.get(projection.name) ?? 0;
+        const mine = run[0]!.position > after ? run : run.filter((e) => e.position > after);
+        if (mine.length === 0) continue;
+        if ((await projection.applyRun!(trx, mine)) !== false) changed.add(projection.name);
+        count(projection.name, mine.length);
+      }
+    } else {
+      for (let k = i; k < end; k++) {
+        const event = events[k]!;
+        for (const projection of folders) {
+          if (event.position <= (checkpoints.get(projection.name) ?? 0)) continue;
+          if ((await projection.apply(trx, event)) !== false) changed.add(projection.name);
+          count(projection.name, 1);
+        }
+      }
+    }
+    i = end;
   }
 }

@@ -16,4 +16,11 @@ export interface Projection {
   readonly handles: ReadonlySet<string>;
   /** Folds one event; false when it left the read tables as they were (caches keyed on them stay valid). */
   apply(trx: Trx, event: StoredEvent): Promise<boolean | void>;
+  /** Event types `applyRun` folds a run of in one go. */
+  readonly bulkTypes?: ReadonlySet<string>;
+  /**
+   * Folds consecutive events of one type (from `bulkTypes`) exactly as `apply` on each in turn
+   * would; false when none of them changed the read tables.
+   */
+  applyRun?(trx: Trx, events: readonly StoredEvent[]): Promise<boolean | void>;
 }

@@ -1,0 +1,92 @@
+import { sql } from 'kysely';
+import type { Trx } from '../src/projections-api.js';
+import { FlagBit } from '../src/domain/messages/flags.js';
+import type { RunEvent } from './define.js';
+
+/**
+ * Bulk folds of the messages projection (see define.ts): a run of events written with a few
+ * set-based statements instead of a few statements per event. Each must leave the tables exactly
+ * as the one-event handlers in messages.ts do; test/projections/bulk-fold.test.ts compares them.
+ * Rows travel as one jsonb parameter, so a run of any length fits in one statement.
+ */
+
+/** Rows per statement: bounds the size of one jsonb parameter. */
+const CHUNK = 5_000;
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/** MessageSent: the messages, their flags, recipients and DM recipients of the whole run. */
+export async function foldMessagesSent(trx: Trx, run: ReadonlyArray<RunEvent<'MessageSent'>>): Promise<void> {
+  const recipients: Array<{ id: number; key: string; n: number }> = [];
+  const seenRecipients = new Set<string>();
+  const flags: Array<{ u: number; m: number; f: number }> = [];
+  const dms: Array<{ u: number; m: number }> = [];
+  const messages: Array<Record<string, unknown>> = [];
+  for (const { data: d, event: e } of run) {
+    const recipient = `${d.recipient_id}:${d.recipient_key}`;
+    if (!seenRecipients.has(recipient)) {
+      seenRecipients.add(recipient);
+      recipients.push({ id: d.recipient_id, key: d.recipient_key, n: recipients.length });
+    }
+    // Same bits, same order of first appearance as the one-event handler.
+    const bits = new Map<number, number>();
+    const add = (userId: number, bit: number) => bits.set(userId, (bits.get(userId) ?? 0) | bit);
+    add(d.sender_id, d.read_by_sender ? FlagBit.READ : FlagBit.UNREAD);
+    for (const id of d.mentioned_user_ids) add(id, FlagBit.MENTIONED);
+    for (const id of d.alerted_user_ids) add(id, FlagBit.HAS_ALERT_WORD);
+    for (const id of d.topic_wildcard_user_ids ?? []) add(id, FlagBit.TOPIC_WILDCARD);
+    for (const [u, f] of bits) flags.push({ u, m: d.message_id, f });
+    for (const u of new Set(d.dm_user_ids)) dms.push({ u, m: d.message_id });
+    messages.push({
+      id: d.message_id, realm_id: d.realm_id, stream_id: d.stream_id, topic: d.topic, sender_id: d.sender_id, date_sent: d.date_sent,
+      content: d.content, rendered_content: d.rendered_content, recipient_id: d.recipient_id,
+      dm_key: d.stream_id === null ? d.dm_user_ids.join(',') : null, client: d.client, is_me_message: d.is_me_message,
+      has_link: d.has_link, has_image: d.has_image, has_attachment: d.has_attachment, stream_wildcard: d.stream_wildcard,
+      topic_wildcard: d.topic_wildcard, version: e.stream_version,
+    });
+  }
+  for (const part of chunks(recipients)) {
+    await sql`INSERT INTO message_recipients (id, key)
+      SELECT r.id, r.key FROM jsonb_to_recordset(${JSON.stringify(part)}::jsonb) AS r(id int, key text, n int)
+      ORDER BY r.n ON CONFLICT DO NOTHING`.execute(trx);
+  }
+  for (const part of chunks(messages)) {
+    await sql`INSERT INTO messages (id, realm_id, stream_id, topic, sender_id, date_sent, content, rendered_content, recipient_id, dm_key, client,
+        is_me_message, has_link, has_image, has_attachment, stream_wildcard, topic_wildcard, last_edit_timestamp, edit_history, version)
+      SELECT id, realm_id, stream_id, topic, sender_id, date_sent, content, rendered_content, recipient_id, dm_key, client,
+        is_me_message, has_link, has_image, has_attachment, stream_wildcard, topic_wildcard, NULL, NULL, version
+      FROM jsonb_to_recordset(${JSON.stringify(part)}::jsonb) AS x(id int, realm_id int, stream_id int, topic text, sender_id int,
+        date_sent int8, content text, rendered_content text, recipient_id int, dm_key text, client text, is_me_message bool,
+        has_link bool, has_image bool, has_attachment bool, stream_wildcard bool, topic_wildcard bool, version int)`.execute(trx);
+  }
+  // Message ids are distinct within a run, so no (user, message) pair comes twice in one statement.
+  for (const part of chunks(flags)) {
+    await sql`INSERT INTO message_flags (user_id, message_id, flags)
+      SELECT u, m, f FROM jsonb_to_recordset(${JSON.stringify(part)}::jsonb) AS x(u int, m int, f int)
+      ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags`.execute(trx);
+  }
+  for (const part of chunks(dms)) {
+    await sql`INSERT INTO message_dm_recipients (user_id, message_id)
+      SELECT u, m FROM jsonb_to_recordset(${JSON.stringify(part)}::jsonb) AS x(u int, m int)
+      ON CONFLICT DO NOTHING`.execute(trx);
+  }
+}
+
+/** The one-event channels fold of MessageSent, for a run: each channel's first message id. */
+export async function foldFirstMessageIds(trx: Trx, run: ReadonlyArray<RunEvent<'MessageSent'>>): Promise<'unchanged' | void> {
+  const first = new Map<number, number>();
+  for (const { data: d } of run) {
+    if (d.stream_id === null) continue;
+    first.set(d.stream_id, Math.min(first.get(d.stream_id) ?? d.message_id, d.message_id));
+  }
+  if (first.size === 0) return 'unchanged';
+  const rows = [...first].map(([s, m]) => ({ s, m }));
+  const result = await sql`UPDATE streams SET first_message_id = x.m
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(s int, m int)
+    WHERE streams.id = x.s AND (streams.first_message_id IS NULL OR streams.first_message_id > x.m)`.execute(trx);
+  return (result.numAffectedRows ?? 0n) > 0n ? undefined : 'unchanged';
+}
