@@ -10,8 +10,8 @@ import type { RunEvent } from './define.js';
  * Rows travel as one jsonb parameter, so a run of any length fits in one statement.
  */
 
-/** Rows per statement: bounds the size of one jsonb parameter. */
-const CHUNK = 5_000;
+/** Messages per statement: bounds the size of its jsonb parameters. */
+const CHUNK = 2_000;
 
 function chunks<T>(items: readonly T[]): T[][] {
   const out: T[][] = [];
@@ -21,6 +21,11 @@ function chunks<T>(items: readonly T[]): T[][] {
 
 /** MessageSent: the messages, their flags, recipients and DM recipients of the whole run. */
 export async function foldMessagesSent(trx: Trx, run: ReadonlyArray<RunEvent<'MessageSent'>>): Promise<void> {
+  for (const part of chunks(run)) await foldMessagesSentPart(trx, part);
+}
+
+/** One statement (as the one-event handler) for every row of up to CHUNK messages. */
+async function foldMessagesSentPart(trx: Trx, run: ReadonlyArray<RunEvent<'MessageSent'>>): Promise<void> {
   const recipients: Array<{ id: number; key: string; n: number }> = [];
   const seenRecipients = new Set<string>();
   const flags: Array<{ u: number; m: number; f: number }> = [];
@@ -32,7 +37,7 @@ export async function foldMessagesSent(trx: Trx, run: ReadonlyArray<RunEvent<'Me
       seenRecipients.add(recipient);
       recipients.push({ id: d.recipient_id, key: d.recipient_key, n: recipients.length });
     }
-    // Same bits, same order of first appearance as the one-event handler.
+    // Same bits as the one-event handler.
     const bits = new Map<number, number>();
     const add = (userId: number, bit: number) => bits.set(userId, (bits.get(userId) ?? 0) | bit);
     add(d.sender_id, d.read_by_sender ? FlagBit.READ : FlagBit.UNREAD);
@@ -49,31 +54,26 @@ export async function foldMessagesSent(trx: Trx, run: ReadonlyArray<RunEvent<'Me
       topic_wildcard: d.topic_wildcard, version: e.stream_version,
     });
   }
-  for (const part of chunks(recipients)) {
-    await sql`INSERT INTO message_recipients (id, key)
-      SELECT r.id, r.key FROM jsonb_to_recordset(${JSON.stringify(part)}::jsonb) AS r(id int, key text, n int)
-      ORDER BY r.n ON CONFLICT DO NOTHING`.execute(trx);
-  }
-  for (const part of chunks(messages)) {
-    await sql`INSERT INTO messages (id, realm_id, stream_id, topic, sender_id, date_sent, content, rendered_content, recipient_id, dm_key, client,
+  // Message ids are distinct within a run, so no (user, message) pair comes twice in one statement.
+  await sql`WITH rec AS (
+      INSERT INTO message_recipients (id, key)
+      SELECT r.id, r.key FROM jsonb_to_recordset(${JSON.stringify(recipients)}::jsonb) AS r(id int, key text, n int)
+      ORDER BY r.n ON CONFLICT DO NOTHING),
+    fl AS (
+      INSERT INTO message_flags (user_id, message_id, flags)
+      SELECT u, m, f FROM jsonb_to_recordset(${JSON.stringify(flags)}::jsonb) AS x(u int, m int, f int)
+      ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags),
+    dm AS (
+      INSERT INTO message_dm_recipients (user_id, message_id)
+      SELECT u, m FROM jsonb_to_recordset(${JSON.stringify(dms)}::jsonb) AS x(u int, m int)
+      ON CONFLICT DO NOTHING)
+    INSERT INTO messages (id, realm_id, stream_id, topic, sender_id, date_sent, content, rendered_content, recipient_id, dm_key, client,
         is_me_message, has_link, has_image, has_attachment, stream_wildcard, topic_wildcard, last_edit_timestamp, edit_history, version)
       SELECT id, realm_id, stream_id, topic, sender_id, date_sent, content, rendered_content, recipient_id, dm_key, client,
         is_me_message, has_link, has_image, has_attachment, stream_wildcard, topic_wildcard, NULL, NULL, version
-      FROM jsonb_to_recordset(${JSON.stringify(part)}::jsonb) AS x(id int, realm_id int, stream_id int, topic text, sender_id int,
+      FROM jsonb_to_recordset(${JSON.stringify(messages)}::jsonb) AS x(id int, realm_id int, stream_id int, topic text, sender_id int,
         date_sent int8, content text, rendered_content text, recipient_id int, dm_key text, client text, is_me_message bool,
         has_link bool, has_image bool, has_attachment bool, stream_wildcard bool, topic_wildcard bool, version int)`.execute(trx);
-  }
-  // Message ids are distinct within a run, so no (user, message) pair comes twice in one statement.
-  for (const part of chunks(flags)) {
-    await sql`INSERT INTO message_flags (user_id, message_id, flags)
-      SELECT u, m, f FROM jsonb_to_recordset(${JSON.stringify(part)}::jsonb) AS x(u int, m int, f int)
-      ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags`.execute(trx);
-  }
-  for (const part of chunks(dms)) {
-    await sql`INSERT INTO message_dm_recipients (user_id, message_id)
-      SELECT u, m FROM jsonb_to_recordset(${JSON.stringify(part)}::jsonb) AS x(u int, m int)
-      ON CONFLICT DO NOTHING`.execute(trx);
-  }
 }
 
 /** The one-event channels fold of MessageSent, for a run: each channel's first message id. */
