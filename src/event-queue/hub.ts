@@ -24,6 +24,12 @@ export interface Poll {
 export class EventQueueHub {
   private readonly pollsByUser = new Map<number, Set<Poll>>();
   private readonly prepared = new Map<number, PreparedEvent | null>();
+  /**
+   * Every client-visible event the hub scanned after `recentFrom`, in log order: a poll that
+   * comes back for what happened while it was away is answered from here, without reading the log.
+   */
+  private recent: Array<{ position: number; prepared: PreparedEvent }> = [];
+  private recentFrom = 0;
   private scanned = 0;
   private target = 0;
   private scanning: Promise<void> | undefined;
@@ -43,6 +49,21 @@ export class EventQueueHub {
   start(initialPosition: number): void {
     this.scanned = Math.max(this.scanned, initialPosition);
     this.target = Math.max(this.target, initialPosition);
+    this.forgetRecent();
+  }
+
+  /** The recent list stops being complete (events skipped unread): start it afresh from here. */
+  private forgetRecent(): void {
+    this.recent = [];
+    this.recentFrom = this.scanned;
+  }
+
+  private remember(position: number, prepared: PreparedEvent): void {
+    this.recent.push({ position, prepared });
+    if (this.recent.length > PREPARED_CACHE) {
+      const dropped = this.recent.splice(0, this.recent.length - PREPARED_CACHE);
+      this.recentFrom = dropped[dropped.length - 1]!.position;
+    }
   }
 
   get blockedCount(): number {
@@ -63,6 +84,7 @@ export class EventQueueHub {
     // Nobody is blocked: nothing to offer. A poll that arrives later reads the log itself first.
     if (this.pollsByUser.size === 0) {
       this.scanned = this.target;
+      this.forgetRecent();
       return;
     }
     // Nothing awaits this promise, so it must never reject: a scan fails when the database goes away
@@ -87,7 +109,10 @@ export class EventQueueHub {
       for (const event of events) {
         const prepared = await this.prepare(event);
         this.scanned = event.position;
-        if (prepared) this.dispatch(event.position, prepared);
+        if (prepared) {
+          this.remember(event.position, prepared);
+          this.dispatch(event.position, prepared);
+        }
       }
       // A short page means nothing else up to the target can reach a client.
       if (events.length < SCAN_BATCH) this.scanned = Math.max(this.scanned, target);
@@ -133,6 +158,7 @@ export class EventQueueHub {
     const out: ClientEvent[] = [];
     // The position of afterId itself may still hold later slots.
     if (slotOf(afterId) < 499 && from > 0) from -= 1;
+    if (from >= this.recentFrom && upTo <= this.scanned) return this.pendingInMemory(recipient, afterId, from, upTo);
     // Only event types some translator turns into client events are read: a log full of other
     // bookkeeping (queue registrations, key changes) costs a catching-up poll nothing.
     while (from < upTo && out.length === 0) {
@@ -144,6 +170,24 @@ export class EventQueueHub {
       from = events.length < SCAN_BATCH ? upTo : events[events.length - 1]!.position;
     }
     return { events: out, reached: from };
+  }
+
+  /** `pending` from the recent list, which holds every client-visible event in (from, upTo]. */
+  private pendingInMemory(recipient: Recipient, afterId: number, from: number, upTo: number): { events: ClientEvent[]; reached: number } {
+    const reached = upTo;
+    const out: ClientEvent[] = [];
+    let lo = 0;
+    let hi = this.recent.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.recent[mid]!.position <= from) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.recent.length && this.recent[i]!.position <= reached; i++) {
+      const { position, prepared } = this.recent[i]!;
+      out.push(...clientEventsAt(position, prepared, recipient, afterId));
+    }
+    return { events: out, reached: Math.max(reached, from) };
   }
 
   add(poll: Poll): void {

@@ -149,11 +149,11 @@ export class QueueService {
     const recipient: Recipient = { user: slimUser(user), realm, queue: queue.options as unknown as QueueOptions, queueId };
     for (;;) {
       const upTo = this.ctx.projectedPosition();
-      const { events } = await this.hub.pending(recipient, ackedId, upTo);
+      const { events, reached } = await this.hub.pending(recipient, ackedId, upTo);
       if (events.length > 0 || dontBlock) return { events, queue_id: queueId };
       // Nothing new. Blocking is safe only if the hub has not yet offered events past what we read
       // (it offers everything after its scanned position to blocked polls); otherwise read the gap.
-      if (this.hub.scannedPosition > upTo) continue;
+      if (this.hub.scannedPosition > reached) continue;
       const waited = await this.block(recipient, ackedId, signal);
       if (waited.length > 0) return { events: waited, queue_id: queueId };
       // Heartbeat: an id above everything delivered and below any future event.
