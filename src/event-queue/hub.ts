@@ -5,7 +5,9 @@ import { clientEventId, positionOf, slotOf } from './ids.js';
 import { prepareEvent, translatedTypes } from './translators.js';
 import type { ClientEvent, PreparedEvent, Recipient } from './types.js';
 
-const PREPARED_CACHE = 20_000;
+// Enough for every poll coming back within minutes at thousands of events per minute; older
+// catch-ups read the log. Kept small so memory stays flat once it is full.
+const PREPARED_CACHE = 2_000;
 const SCAN_BATCH = 1_000;
 const SCAN_RETRY_MS = 500;
 
@@ -60,7 +62,8 @@ export class EventQueueHub {
 
   private remember(position: number, prepared: PreparedEvent): void {
     this.recent.push({ position, prepared });
-    if (this.recent.length > PREPARED_CACHE) {
+    // Trimmed a quarter at a time, so the copy is not paid on every event.
+    if (this.recent.length > PREPARED_CACHE * 1.25) {
       const dropped = this.recent.splice(0, this.recent.length - PREPARED_CACHE);
       this.recentFrom = dropped[dropped.length - 1]!.position;
     }
