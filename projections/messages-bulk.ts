@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Trx } from '../src/projections-api.js';
 import { FlagBit } from '../src/domain/messages/flags.js';
 import type { RunEvent } from './define.js';
+import type { DataOf } from '../src/domain/events.js';
 
 /**
  * Bulk folds of the messages projection (see define.ts): a run of events written with a few
@@ -20,6 +21,17 @@ function chunks<T>(items: readonly T[]): T[][] {
 }
 
 /** MessageSent: the messages, their flags, recipients and DM recipients of the whole run. */
+/** The per-user flag rows a sent message starts with: the sender's read state, mentions, alert words. */
+export function sentMessageFlags(d: DataOf<'MessageSent'>): Map<number, number> {
+  const bits = new Map<number, number>();
+  const add = (userId: number, bit: number) => bits.set(userId, (bits.get(userId) ?? 0) | bit);
+  add(d.sender_id, d.read_by_sender ? FlagBit.READ : FlagBit.UNREAD);
+  for (const id of d.mentioned_user_ids) add(id, FlagBit.MENTIONED);
+  for (const id of d.alerted_user_ids) add(id, FlagBit.HAS_ALERT_WORD);
+  for (const id of d.topic_wildcard_user_ids ?? []) add(id, FlagBit.TOPIC_WILDCARD);
+  return bits;
+}
+
 export async function foldMessagesSent(trx: Trx, run: ReadonlyArray<RunEvent<'MessageSent'>>): Promise<void> {
   for (const part of chunks(run)) await foldMessagesSentPart(trx, part);
 }
@@ -37,14 +49,7 @@ async function foldMessagesSentPart(trx: Trx, run: ReadonlyArray<RunEvent<'Messa
       seenRecipients.add(recipient);
       recipients.push({ id: d.recipient_id, key: d.recipient_key, n: recipients.length });
     }
-    // Same bits as the one-event handler.
-    const bits = new Map<number, number>();
-    const add = (userId: number, bit: number) => bits.set(userId, (bits.get(userId) ?? 0) | bit);
-    add(d.sender_id, d.read_by_sender ? FlagBit.READ : FlagBit.UNREAD);
-    for (const id of d.mentioned_user_ids) add(id, FlagBit.MENTIONED);
-    for (const id of d.alerted_user_ids) add(id, FlagBit.HAS_ALERT_WORD);
-    for (const id of d.topic_wildcard_user_ids ?? []) add(id, FlagBit.TOPIC_WILDCARD);
-    for (const [u, f] of bits) flags.push({ u, m: d.message_id, f });
+    for (const [u, f] of sentMessageFlags(d)) flags.push({ u, m: d.message_id, f });
     for (const u of new Set(d.dm_user_ids)) dms.push({ u, m: d.message_id });
     messages.push({
       id: d.message_id, realm_id: d.realm_id, stream_id: d.stream_id, topic: d.topic, sender_id: d.sender_id, date_sent: d.date_sent,

@@ -3,7 +3,7 @@ import type { Trx } from '../src/projections-api.js';
 import { FlagBit } from '../src/domain/messages/flags.js';
 import { receivedSql } from '../src/read/narrow.js';
 import { defineProjection } from './define.js';
-import { foldMessagesSent } from './messages-bulk.js';
+import { foldMessagesSent, sentMessageFlags } from './messages-bulk.js';
 
 async function setBits(trx: Trx, userId: number, messageIds: number[], set: number, clear = 0): Promise<void> {
   if (messageIds.length === 0) return;
@@ -122,12 +122,7 @@ export const messagesProjection = defineProjection({
   bulk: { MessageSent: foldMessagesSent },
   handlers: {
     MessageSent: async (trx, d, e) => {
-      const bits = new Map<number, number>();
-      const add = (userId: number, bit: number) => bits.set(userId, (bits.get(userId) ?? 0) | bit);
-      add(d.sender_id, d.read_by_sender ? FlagBit.READ : FlagBit.UNREAD);
-      for (const id of d.mentioned_user_ids) add(id, FlagBit.MENTIONED);
-      for (const id of d.alerted_user_ids) add(id, FlagBit.HAS_ALERT_WORD);
-      for (const id of d.topic_wildcard_user_ids ?? []) add(id, FlagBit.TOPIC_WILDCARD);
+      const bits = sentMessageFlags(d);
       // One statement for every row a message writes: sending is the hot path of the fold.
       const ctes = [
         sql`rec AS (INSERT INTO message_recipients (id, key) VALUES (${d.recipient_id}, ${d.recipient_key}) ON CONFLICT DO NOTHING)`,

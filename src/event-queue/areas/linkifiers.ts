@@ -4,6 +4,7 @@ import { listLinkifiers } from '../../read/linkifiers.js';
 import { evolveLinkifiers, type LinkifierRow } from '../../domain/linkifiers/decider.js';
 import type { LinkifierEvent } from '../../domain/linkifiers/events.js';
 import type { Translator } from '../types.js';
+import { stateAsOf } from '../stream-history.js';
 
 /**
  * Every change sends the realm's full ordered list as of that event (folded from the realm's
@@ -12,15 +13,7 @@ import type { Translator } from '../types.js';
  */
 const fullList: Translator = async (event, db) => {
   const realmId = (event.data as { realm_id: number }).realm_id;
-  const history = await db
-    .selectFrom('events')
-    .select(['type', 'data'])
-    .where('stream_id', '=', event.stream_id)
-    .where('stream_version', '<=', event.stream_version)
-    .orderBy('stream_version')
-    .execute();
-  let list: LinkifierRow[] = [];
-  for (const past of history) list = evolveLinkifiers(list, past as unknown as LinkifierEvent);
+  const list = await stateAsOf<LinkifierRow[], LinkifierEvent>(db, event, [], evolveLinkifiers);
   const realm_linkifiers = [...list]
     .sort((a, b) => a.order - b.order || a.id - b.id)
     .map(({ id, pattern, url_template }) => ({ id, pattern, url_template }));

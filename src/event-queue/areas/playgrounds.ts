@@ -4,19 +4,12 @@ import { formatPlayground, listPlaygrounds } from '../../read/playgrounds.js';
 import { evolvePlaygrounds, type PlaygroundRow } from '../../domain/playgrounds/decider.js';
 import type { PlaygroundEvent } from '../../domain/playgrounds/events.js';
 import type { Translator } from '../types.js';
+import { stateAsOf } from '../stream-history.js';
 
 /** Every change sends the realm's full list as of that event, folded from the realm's playground stream. */
 const fullList: Translator = async (event, db) => {
   const realmId = (event.data as { realm_id: number }).realm_id;
-  const history = await db
-    .selectFrom('events')
-    .select(['type', 'data'])
-    .where('stream_id', '=', event.stream_id)
-    .where('stream_version', '<=', event.stream_version)
-    .orderBy('stream_version')
-    .execute();
-  let list: PlaygroundRow[] = [];
-  for (const past of history) list = evolvePlaygrounds(list, past as unknown as PlaygroundEvent);
+  const list = await stateAsOf<PlaygroundRow[], PlaygroundEvent>(db, event, [], evolvePlaygrounds);
   const realm_playgrounds = list.sort((a, b) => a.id - b.id).map(formatPlayground);
   return {
     audience: 'realm',

@@ -4,19 +4,12 @@ import { formatRealmEmoji, getRealmEmoji } from '../../read/realm-emoji.js';
 import { evolveRealmEmoji, type RealmEmojiRow } from '../../domain/realm-emoji/decider.js';
 import type { RealmEmojiEvent } from '../../domain/realm-emoji/events.js';
 import type { Translator } from '../types.js';
+import { stateAsOf } from '../stream-history.js';
 
 /** Every change sends the realm's whole emoji object as of that event, folded from the realm's emoji stream. */
 const fullObject: Translator = async (event, db) => {
   const realmId = (event.data as { realm_id: number }).realm_id;
-  const history = await db
-    .selectFrom('events')
-    .select(['type', 'data'])
-    .where('stream_id', '=', event.stream_id)
-    .where('stream_version', '<=', event.stream_version)
-    .orderBy('stream_version')
-    .execute();
-  let list: RealmEmojiRow[] = [];
-  for (const past of history) list = evolveRealmEmoji(list, past as unknown as RealmEmojiEvent);
+  const list = await stateAsOf<RealmEmojiRow[], RealmEmojiEvent>(db, event, [], evolveRealmEmoji);
   const realm_emoji = formatRealmEmoji(realmId, list);
   return {
     audience: 'realm',
