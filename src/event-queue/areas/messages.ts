@@ -29,20 +29,15 @@ async function receiversByMessage(db: Db, streamId: number | null, dmUserIds: nu
     return out;
   }
   if (ids.length === 0) return out;
-  const spans = await db
-    .selectFrom('message_reception_spans')
-    .select(['user_id', 'from_id', 'to_id'])
-    .where('stream_id', '=', streamId)
-    .where('from_id', '<=', Math.max(...ids))
-    .where((eb) => eb.or([eb('to_id', 'is', null), eb('to_id', '>=', Math.min(...ids))]))
-    .execute();
+  const bySpans = await spanReceivers(db, streamId, ids);
   // Messages moved in from another channel: explicit rows override the spans.
   const moved = await db.selectFrom('message_moved_receptions').select(['user_id', 'message_id', 'received']).where('message_id', 'in', ids).execute();
-  const override = new Map(moved.map((r) => [`${r.user_id}:${r.message_id}`, r.received]));
+  if (moved.length === 0) return bySpans;
+  const lost = new Set(moved.filter((r) => !r.received).map((r) => `${r.user_id}:${r.message_id}`));
   const add = (userId: number, got: number[]) => {
     if (got.length > 0) out.set(userId, [...new Set([...(out.get(userId) ?? []), ...got])].sort((a, b) => a - b));
   };
-  for (const s of spans) add(s.user_id, ids.filter((id) => s.from_id <= id && (s.to_id === null || s.to_id >= id) && override.get(`${s.user_id}:${id}`) !== false));
+  for (const [userId, got] of bySpans) add(userId, got.filter((id) => !lost.has(`${userId}:${id}`)));
   for (const r of moved) if (r.received) add(r.user_id, [r.message_id]);
   return out;
 }
