@@ -47,6 +47,8 @@ export class EventStore {
   private pending: PendingAppend[] = [];
   private flushing = false;
   private listeners: Listener[] = [];
+  /** The last error a commit listener threw (they are notifications; the append stands). */
+  listenerError: unknown;
 
   /** `namedQuery`, when the backend has one, lets PostgreSQL plan the append call once per connection. */
   constructor(
@@ -162,7 +164,21 @@ export class EventStore {
       if (outcome instanceof StreamVersionConflict) request.reject(outcome);
       else request.resolve(outcome);
     });
-    if (head > 0) for (const listener of this.listeners) listener(head, count);
+    if (head > 0) this.notify(head, count);
+  }
+
+  /**
+   * The batch is committed and answered: a listener that throws must not reach flush(), whose
+   * retry-each-alone path would append the batch a second time.
+   */
+  private notify(head: number, count: number): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(head, count);
+      } catch (error) {
+        this.listenerError = error;
+      }
+    }
   }
 
   private async callAppend(values: unknown[]): Promise<AppendRow[]> {

@@ -105,3 +105,17 @@ t.test('one bad request in a batch does not fail its neighbours', async (t) => {
   t.same(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
   t.equal((await verifyChain(p.db)).ok, true);
 });
+
+t.test('a commit listener that throws neither fails the append nor appends the batch twice', async (t) => {
+  const p = await startTestPlatform(t, []);
+  p.store.onCommit(() => {
+    throw new Error('listener broke');
+  });
+  const appended = await Promise.all(
+    [0, 1, 2, 3].map((i) => p.store.append([{ streamId: `l-${i}`, expectedVersion: undefined, events: [{ type: 'A', data: { i } }] }], testMetadata())),
+  );
+  t.same(appended.map((events) => events.length), [1, 1, 1, 1], 'every append answered with its event');
+  const rows = await p.db.selectFrom('events').select(['stream_id']).orderBy('position').execute();
+  t.same(rows.map((r) => r.stream_id).sort(), ['l-0', 'l-1', 'l-2', 'l-3'], 'each event is in the log once');
+  t.match(String(p.store.listenerError), /listener broke/, 'the listener error is kept for inspection');
+});
