@@ -54,6 +54,7 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   fastify.addHook('onSend', async (_request, reply) => {
     if (closed) void reply.header('connection', 'close');
   });
+  platform.projections.onStall((report) => fastify.log.warn(report, 'a write was answered before the read tables reached it'));
   await fastify.register(app, { services: { ctx: platform, queues } });
   await fastify.ready();
   return {

@@ -20,6 +20,15 @@ export interface OnlineRebuildReport {
   switchMs: number;
   projections: string[];
 }
+/** A read-your-writes wait that ran out of time, and the runner's state at that moment. */
+export interface StallReport {
+  wanted: number;
+  projected: number;
+  knownHead: number;
+  passRunning: boolean;
+  lastError: string | undefined;
+}
+
 const BATCH = 1_000;
 /** Events a rebuild reads per page: large pages make long runs of one type (see foldEvents). */
 const REBUILD_PAGE = 20_000;
@@ -53,6 +62,7 @@ export class ProjectionRunner {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly listeners: Array<(position: number) => void> = [];
+  private readonly stallListeners: Array<(report: StallReport) => void> = [];
   lastError: unknown;
   /** Events each projection has folded in this process (committed batches only); for /metrics. */
   readonly appliedEvents = new Map<string, number>();
@@ -112,6 +122,22 @@ export class ProjectionRunner {
     this.foreignMark = ++this.changeCounter;
   }
 
+  /** Called when a waitFor ran out of time, with what the runner was doing (for the operator's log). */
+  onStall(listener: (report: StallReport) => void): void {
+    this.stallListeners.push(listener);
+  }
+
+  private reportStall(wanted: number): void {
+    const report: StallReport = {
+      wanted,
+      projected: this.position,
+      knownHead: this.knownHead,
+      passRunning: this.running !== undefined,
+      lastError: this.lastError === undefined ? undefined : String(this.lastError),
+    };
+    for (const listener of this.stallListeners) listener(report);
+  }
+
   /** Called with the new position after every applied batch (in this process). */
   onProjected(listener: (position: number) => void): void {
     this.listeners.push(listener);
@@ -138,6 +164,7 @@ export class ProjectionRunner {
       this.waiters.push(waiter);
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
+        this.reportStall(position);
         resolve(false);
       }, timeoutMs);
       waiter.resolve = (ok) => {
