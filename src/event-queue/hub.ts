@@ -25,7 +25,8 @@ export interface Poll {
  */
 export class EventQueueHub {
   private readonly pollsByUser = new Map<number, Set<Poll>>();
-  private readonly prepared = new Map<number, PreparedEvent | null>();
+  /** Promises, so polls arriving together for one event share its preparation (one set of queries). */
+  private readonly prepared = new Map<number, Promise<PreparedEvent | null>>();
   /**
    * Every client-visible event the hub scanned after `recentFrom`, in log order: a poll that
    * comes back for what happened while it was away is answered from here, without reading the log.
@@ -141,10 +142,15 @@ export class EventQueueHub {
     }
   }
 
-  async prepare(event: StoredEvent): Promise<PreparedEvent | null> {
-    if (this.prepared.has(event.position)) return this.prepared.get(event.position)!;
-    const prepared = await prepareEvent(event, this.db);
+  prepare(event: StoredEvent): Promise<PreparedEvent | null> {
+    const known = this.prepared.get(event.position);
+    if (known) return known;
+    const prepared = prepareEvent(event, this.db);
     this.prepared.set(event.position, prepared);
+    // A failure (the database went away) is not remembered: the next poll prepares it again.
+    prepared.catch(() => {
+      if (this.prepared.get(event.position) === prepared) this.prepared.delete(event.position);
+    });
     if (this.prepared.size > PREPARED_CACHE) {
       const oldest = this.prepared.keys().next().value as number;
       this.prepared.delete(oldest);

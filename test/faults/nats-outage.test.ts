@@ -83,6 +83,10 @@ t.test('NATS outage during load', async (t) => {
   }
 
   const acknowledged: number[] = [];
+  // When each write started and ended (ms since the load began), for the report if one stalls.
+  const began = Date.now();
+  const timings: Array<[number, number]> = [];
+  let outageWindow: [number, number] = [0, 0];
   let duringOutage = 0;
   let outage = false;
   const failures: string[] = [];
@@ -91,7 +95,9 @@ t.test('NATS outage during load', async (t) => {
   const writer = async (w: number) => {
     while (writing) {
       n += 1;
+      const start = Date.now() - began;
       const r = await viaA('POST', '/users', { email: `nats${w}-${n}@example.com`, full_name: `Nats ${w} ${n}` }).catch((e) => ({ status: 0, body: String(e), ms: 0 }));
+      timings.push([start, Date.now() - began]);
       if (r.status === 200) {
         acknowledged.push(r.body.user_id);
         if (outage) duringOutage += 1;
@@ -100,16 +106,22 @@ t.test('NATS outage during load', async (t) => {
   };
   const writers = Array.from({ length: 3 }, (_, w) => writer(w));
   await new Promise((r) => setTimeout(r, 1_500));
+  const stopping = Date.now() - began;
   await nats.stop();
   outage = true;
+  outageWindow = [Date.now() - began, 0];
   await new Promise((r) => setTimeout(r, OUTAGE_MS));
   outage = false;
+  outageWindow[1] = Date.now() - began;
   await nats.start();
   await new Promise((r) => setTimeout(r, 1_500));
   writing = false;
   await Promise.all(writers);
 
-  t.ok(duringOutage > 0, `${duringOutage} writes acknowledged while NATS was down (${acknowledged.length} in all)`);
+  const slowest = [...timings].sort((a, b) => b[1] - b[0] - (a[1] - a[0])).slice(0, 5);
+  t.comment(`NATS stop asked at ${stopping} ms, down ${outageWindow[0]}-${outageWindow[1]} ms; slowest writes [start, end]: ${JSON.stringify(slowest)}`);
+  const ok = t.ok(duringOutage > 0, `${duringOutage} writes acknowledged while NATS was down (${acknowledged.length} in all)`);
+  if (!ok) t.comment(`server A said:\n${servers[0]!.output().slice(-4_000)}\nserver B said:\n${servers[1]!.output().slice(-4_000)}`);
   t.same(failures, [], 'no write failed');
 
   const db = new pg.Client({ connectionString: postgres.url });

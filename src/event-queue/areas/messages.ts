@@ -107,8 +107,10 @@ registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | nul
         ORDER BY l."order", l.id) FROM linkifiers l WHERE l.realm_id = ${d.realm_id})`} AS linkifiers,
       (SELECT json_agg(row_to_json(u)) FROM users u WHERE u.id IN (${sql.join(userIds)})) AS users`.execute(db);
   const found = rows[0];
-  const realm = found?.realm;
-  if (!found || !realm) return null;
+  if (!found?.realm) return null;
+  // The closure below lives as long as the hub keeps this event: keep two strings, not the realm row.
+  const host = realmHost(found.realm);
+  const realmStr = found.realm.string_id;
   const audience = new Set<number>(d.stream_id === null ? d.dm_user_ids : [...(found.receivers ?? []), d.sender_id]);
   const users = found.users ?? [];
   const stream = found.stream_name === null ? undefined : { name: found.stream_name };
@@ -137,8 +139,8 @@ registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | nul
       const message = messageObject(row, {
         sender: byId.get(d.sender_id),
         viewer: { user_id: r.user.id, role: r.user.role, realm_id: r.realm.id },
-        host: realmHost(realm),
-        realmStr: realm.string_id,
+        host,
+        realmStr,
         streamName: stream?.name ?? '',
         participants: d.dm_user_ids.map((id) => byId.get(id)!).filter(Boolean),
         applyMarkdown: r.queue.apply_markdown,
