@@ -17,7 +17,8 @@
  * BENCH_THINK_MS, default 10,000 ms, give or take half, between actions: people reading), then
  * saturated (no pause: what the server sustains; the ceiling ratio uses this one).
  *
- *   npx tsx bench/mixed.ts   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_THINK_MS, BENCH_DATABASE_URL, BENCH_NATS_URL)
+ *   npx tsx bench/mixed.ts   (BENCH_SECONDS, BENCH_CLIENTS, BENCH_THINK_MS, BENCH_DATABASE_URL, BENCH_NATS_URL,
+ *                             BENCH_SERVER_NODE_ARGS)
  *
  * bench/soak.ts reuses the server start, the setup and the client loops exported here.
  */
@@ -118,6 +119,9 @@ export async function spawnListening(args: string[], env: Record<string, string>
   return { child, output: () => output };
 }
 
+/** Extra node options for the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 /** src/server.ts on a fresh PostgreSQL database and a JetStream stream of its own; stop() drops both. */
 export async function startServer(prefix: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
   const database = await freshDatabase(prefix);
@@ -131,7 +135,7 @@ export async function startServer(prefix: string, extraEnv: Record<string, strin
   };
   let started: Awaited<ReturnType<typeof spawnListening>>;
   try {
-    started = await spawnListening(['--expose-gc', '--import', 'tsx', '--import', './bench/gc-on-signal.ts', 'src/server.ts'], env);
+    started = await spawnListening([...nodeArgs, '--expose-gc', '--import', 'tsx', '--import', './bench/gc-on-signal.ts', 'src/server.ts'], env);
   } catch (error) {
     await database.drop().catch(() => undefined);
     throw error;
@@ -143,6 +147,11 @@ export async function startServer(prefix: string, extraEnv: Record<string, strin
     ownerAuth: basic('owner@example.com', key),
     output: started.output,
     async stop() {
+      // A profiled server must exit by itself to write its profile.
+      if (nodeArgs.length > 0) {
+        started.child.kill('SIGTERM');
+        await Promise.race([new Promise((r) => started.child.once('exit', r)), sleep(15_000)]);
+      }
       started.child.kill('SIGKILL');
       await new Promise((r) => (started.child.exitCode !== null || started.child.signalCode !== null ? r(undefined) : started.child.once('exit', r)));
       await database.drop().catch((error) => console.error(`could not drop the database: ${String(error)}`));

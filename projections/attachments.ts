@@ -26,6 +26,8 @@ export const attachmentsProjection = defineProjection({
       for (const { data: d } of run) await link(trx, d.realm_id, d.message_id, d.date_sent * 1000, d.attachment_paths);
     },
   },
+  // An edit relinks its own message's uploads (and reads that message's date_sent).
+  messagesTouched: { MessageEdited: (d) => d.message_id },
   handlers: {
     AttachmentUploaded: async (trx, d) => {
       await trx
@@ -43,11 +45,14 @@ export const attachmentsProjection = defineProjection({
     MessageSent: (trx, d) => link(trx, d.realm_id, d.message_id, d.date_sent * 1000, d.attachment_paths),
     MessageEdited: async (trx, d) => {
       // Only a content change (of the one edited message) changes which files it links.
-      if (d.attachment_paths === null) return;
-      const previous = await trx.selectFrom('attachment_messages').select('date_sent').where('message_id', '=', d.message_id).executeTakeFirst();
-      const sent = await trx.selectFrom('messages').select('date_sent').where('id', '=', d.message_id).executeTakeFirst();
-      const dateSentMs = previous ? Number(previous.date_sent) : sent ? Number(sent.date_sent) * 1000 : d.edit_timestamp * 1000;
-      await trx.deleteFrom('attachment_messages').where('message_id', '=', d.message_id).execute();
+      if (d.attachment_paths === null) return 'unchanged';
+      const unlinked = await trx.deleteFrom('attachment_messages').where('message_id', '=', d.message_id).returning('date_sent').execute();
+      if (!d.attachment_paths.some((path) => pathIdOfUploadPath(path) !== null)) return unlinked.length === 0 ? 'unchanged' : undefined;
+      let dateSentMs = unlinked[0] ? Number(unlinked[0].date_sent) : undefined;
+      if (dateSentMs === undefined) {
+        const sent = await trx.selectFrom('messages').select('date_sent').where('id', '=', d.message_id).executeTakeFirst();
+        dateSentMs = sent ? Number(sent.date_sent) * 1000 : d.edit_timestamp * 1000;
+      }
       await link(trx, d.realm_id, d.message_id, dateSentMs, d.attachment_paths);
     },
     MessagesDeleted: async (trx, d) => {

@@ -20,15 +20,32 @@ export interface RunEvent<T extends DomainEventType> {
  */
 type BulkHandlers = { [T in DomainEventType]?: (trx: Trx, run: ReadonlyArray<RunEvent<T>>) => Promise<HandlerResult> };
 
+/**
+ * Per event type: the highest message id whose rows the fold of that event reads or writes, when
+ * they are all it touches (see Projection.messagesTouched); undefined when it may touch anything else.
+ */
+type MessagesTouched = { [T in DomainEventType]?: (data: DataOf<T>) => number | undefined };
+
 /** Builds a projection from one handler per event type it folds; `handles` follows from them. */
-export function defineProjection(spec: { name: string; version: number; tables: string[]; handlers: Handlers; bulk?: BulkHandlers }): Projection {
+export function defineProjection(spec: {
+  name: string;
+  version: number;
+  tables: string[];
+  queryIndexes?: string[];
+  handlers: Handlers;
+  bulk?: BulkHandlers;
+  messagesTouched?: MessagesTouched;
+}): Projection {
   const handlers = spec.handlers as Record<string, (trx: Trx, data: unknown, event: StoredEvent) => Promise<HandlerResult>>;
   const bulk = (spec.bulk ?? {}) as Record<string, (trx: Trx, run: ReadonlyArray<RunEvent<DomainEventType>>) => Promise<HandlerResult>>;
+  const touched = (spec.messagesTouched ?? {}) as Record<string, (data: unknown) => number | undefined>;
   for (const type of Object.keys(bulk)) if (!handlers[type]) throw new Error(`${spec.name}: bulk handler for ${type} without a handler`);
+  for (const type of Object.keys(touched)) if (!handlers[type]) throw new Error(`${spec.name}: messagesTouched for ${type} without a handler`);
   return {
     name: spec.name,
     version: spec.version,
     tables: spec.tables,
+    queryIndexes: spec.queryIndexes ?? [],
     handles: new Set(Object.keys(handlers)),
     apply: async (trx, event) => (await handlers[event.type]!(trx, event.data, event)) !== 'unchanged',
     bulkTypes: new Set(Object.keys(bulk)),
@@ -37,5 +54,6 @@ export function defineProjection(spec: { name: string; version: number; tables: 
       const run = events.map((event) => ({ data: event.data as never, event }));
       return (await bulk[type]!(trx, run)) !== 'unchanged';
     },
+    messagesTouched: (event) => touched[event.type]?.(event.data),
   };
 }

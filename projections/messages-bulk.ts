@@ -95,3 +95,24 @@ export async function foldFirstMessageIds(trx: Trx, run: ReadonlyArray<RunEvent<
     WHERE streams.id = x.s AND (streams.first_message_id IS NULL OR streams.first_message_id > x.m)`.execute(trx);
   return (result.numAffectedRows ?? 0n) > 0n ? undefined : 'unchanged';
 }
+
+/**
+ * ReactionAdded for a run: the reactions in log order (a repeat of one reaction keeps the first, as
+ * ON CONFLICT DO NOTHING does event by event) and each message's version from its last event.
+ */
+export async function foldReactionsAdded(trx: Trx, run: ReadonlyArray<RunEvent<'ReactionAdded'>>): Promise<void> {
+  for (const part of chunks(run)) {
+    const reactions = part.map(({ data: d, event: e }) => ({
+      m: d.message_id, u: d.user_id, n: d.emoji_name, c: d.emoji_code, t: d.reaction_type, p: e.position, v: e.stream_version,
+    }));
+    await sql`WITH x AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(reactions)}::jsonb) AS x(m int, u int, n text, c text, t text, p int8, v int)),
+      added AS (
+        INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type, position)
+        SELECT m, u, n, c, t, p FROM x ORDER BY p
+        ON CONFLICT DO NOTHING)
+      UPDATE messages SET version = last.v
+      FROM (SELECT DISTINCT ON (m) m, v FROM x ORDER BY m, p DESC) AS last
+      WHERE messages.id = last.m`.execute(trx);
+  }
+}

@@ -1,15 +1,17 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Trx } from '../src/projections-api.js';
+import type { DataOf } from '../src/domain/events.js';
 import { FlagBit } from '../src/domain/messages/flags.js';
 import { receivedSql } from '../src/read/narrow.js';
 import { defineProjection } from './define.js';
-import { foldMessagesSent, sentMessageFlags } from './messages-bulk.js';
+import { foldMessagesSent, foldReactionsAdded, sentMessageFlags } from './messages-bulk.js';
 
 async function setBits(trx: Trx, userId: number, messageIds: number[], set: number, clear = 0): Promise<void> {
   if (messageIds.length === 0) return;
   for (let i = 0; i < messageIds.length; i += 1000) {
     const ids = messageIds.slice(i, i + 1000);
     if (set !== 0) {
+      // Every row written keeps the `set` bits, so none is left empty.
       await trx
         .insertInto('message_flags')
         .values(ids.map((message_id) => ({ user_id: userId, message_id, flags: set })))
@@ -17,16 +19,24 @@ async function setBits(trx: Trx, userId: number, messageIds: number[], set: numb
           oc.columns(['user_id', 'message_id']).doUpdateSet({ flags: sql`(message_flags.flags & ${~clear}) | ${set}` as never }),
         )
         .execute();
-    } else {
-      await trx
-        .updateTable('message_flags')
-        .set({ flags: sql`flags & ${~clear}` as never })
-        .where('user_id', '=', userId)
-        .where('message_id', 'in', ids)
-        .execute();
+    } else if (clear !== 0) {
+      const rows = sql`user_id = ${userId} AND message_id IN (${sql.join(ids)})`;
+      await clearFlagBits(trx, clear, rows, rows);
     }
   }
-  if (clear !== 0) await trx.deleteFrom('message_flags').where('user_id', '=', userId).where('flags', '=', 0).where('message_id', 'in', messageIds).execute();
+}
+
+/**
+ * Clears `bits` in the rows `scope` selects, then drops the rows of `emptyScope` left with no flag
+ * at all, in one statement: the DELETE takes exactly the rows the UPDATE does not touch.
+ */
+async function clearFlagBits(trx: Trx, bits: number, scope: RawBuilder<unknown>, emptyScope: RawBuilder<unknown>): Promise<void> {
+  await sql`WITH emptied AS (
+      DELETE FROM message_flags
+      WHERE (${emptyScope}) AND (flags = 0 OR ((${scope}) AND (flags & ${bits}) <> 0 AND (flags & ${~bits}) = 0))
+    )
+    UPDATE message_flags SET flags = flags & ${~bits}
+    WHERE (${scope}) AND (flags & ${bits}) <> 0 AND NOT ((${emptyScope}) AND (flags & ${~bits}) = 0)`.execute(trx);
 }
 
 async function lastMessageId(trx: Trx): Promise<number> {
@@ -41,30 +51,33 @@ const COMPACTION_WINDOW = 10_000;
  * watermark moves there and the READ bits below it go. Bounded to a window of ids so one flag
  * change never scans a user's whole history.
  */
-async function compactReadState(trx: Trx, userId: number, upTo: number): Promise<void> {
-  const state = await trx.selectFrom('message_read_state').select('read_through').where('user_id', '=', userId).executeTakeFirst();
-  const from = state?.read_through ?? 0;
-  if (upTo <= from || upTo - from > COMPACTION_WINDOW) return;
+async function compactReadState(trx: Trx, userId: number, upTo: number, markRead: readonly number[] = []): Promise<void> {
+  // The watermark and whether anything up to `upTo` is still unread, in one round trip; marking
+  // `markRead` read (as setBits would) rides along. The statement sees the rows as they were
+  // before it, so the check counts those messages as read by leaving them out.
   const flags = sql`COALESCE((SELECT f.flags FROM message_flags f WHERE f.user_id = ${userId} AND f.message_id = m.id), 0)`;
-  const unread = await sql<{ one: number }>`
-    SELECT 1 AS one FROM messages m
-    WHERE m.id > ${from} AND m.id <= ${upTo} AND ${receivedSql(userId)}
-      AND (${flags} & ${FlagBit.UNREAD} <> 0 OR ${flags} & ${FlagBit.READ} = 0)
-    LIMIT 1`.execute(trx);
-  if (unread.rows.length > 0) return;
+  const marking = markRead.length === 0 ? sql`` : sql`marked AS (
+      INSERT INTO message_flags (user_id, message_id, flags)
+      SELECT DISTINCT ${userId}::int, id, ${FlagBit.READ}::int FROM unnest(${markRead}::int[]) AS id
+      ON CONFLICT (user_id, message_id) DO UPDATE SET flags = (message_flags.flags & ${~FlagBit.UNREAD}) | ${FlagBit.READ}),`;
+  const notMarked = markRead.length === 0 ? sql`` : sql`AND m.id <> ALL(${markRead}::int[])`;
+  const { rows } = await sql<{ from_id: number; unread: boolean }>`
+    WITH ${marking} st AS (SELECT COALESCE((SELECT read_through FROM message_read_state WHERE user_id = ${userId}), 0) AS from_id)
+    SELECT st.from_id, EXISTS (
+      SELECT 1 FROM messages m
+      WHERE ${upTo} > st.from_id AND ${upTo} - st.from_id <= ${COMPACTION_WINDOW}
+        AND m.id > st.from_id AND m.id <= ${upTo} ${notMarked} AND ${receivedSql(userId)}
+        AND (${flags} & ${FlagBit.UNREAD} <> 0 OR ${flags} & ${FlagBit.READ} = 0)
+    ) AS unread FROM st`.execute(trx);
+  const from = Number(rows[0]!.from_id);
+  if (upTo <= from || upTo - from > COMPACTION_WINDOW || rows[0]!.unread) return;
   await trx
     .insertInto('message_read_state')
     .values({ user_id: userId, read_through: upTo })
     .onConflict((oc) => oc.column('user_id').doUpdateSet({ read_through: sql`GREATEST(message_read_state.read_through, excluded.read_through)` as never }))
     .execute();
-  await trx
-    .updateTable('message_flags')
-    .set({ flags: sql`flags & ${~FlagBit.READ}` as never })
-    .where('user_id', '=', userId)
-    .where('message_id', '<=', upTo)
-    .where(sql<boolean>`flags & ${FlagBit.READ} <> 0`)
-    .execute();
-  await trx.deleteFrom('message_flags').where('user_id', '=', userId).where('message_id', '<=', upTo).where('flags', '=', 0).execute();
+  const belowWatermark = sql`user_id = ${userId} AND message_id <= ${upTo}`;
+  await clearFlagBits(trx, FlagBit.READ, belowWatermark, belowWatermark);
 }
 
 type Span = { user_id: number; from_id: number; to_id: number | null };
@@ -115,11 +128,98 @@ async function moveReceptions(trx: Trx, ids: number[], from: number, to: number)
   for (const [u, gone] of [...lost].sort((a, b) => a[0] - b[0])) await trx.deleteFrom('message_flags').where('user_id', '=', u).where('message_id', 'in', gone).execute();
 }
 
+type MessageEditedData = DataOf<'MessageEdited'>;
+
+/** The columns a content edit sets on the edited message. */
+function contentColumns(d: MessageEditedData): Record<string, unknown> {
+  return {
+    content: d.content,
+    rendered_content: d.rendered_content,
+    is_me_message: d.is_me_message,
+    has_link: d.has_link,
+    has_image: d.has_image,
+    has_attachment: d.has_attachment,
+    stream_wildcard: d.stream_wildcard,
+    topic_wildcard: d.topic_wildcard,
+  };
+}
+
+/** The edit_history entry every edited message gets; content fields only on the message whose content changed. */
+function historyEntry(d: MessageEditedData, withContent: boolean): Record<string, unknown> {
+  const entry: Record<string, unknown> = { user_id: d.user_id, timestamp: d.edit_timestamp };
+  if (withContent) {
+    entry.prev_content = d.prev_content;
+    entry.prev_rendered_content = d.prev_rendered_content;
+    entry.prev_rendered_content_version = 1;
+  }
+  return entry;
+}
+
+/** An edit of one message's content or nothing but its history: no topic or channel move. */
+function editsInPlace(d: MessageEditedData): boolean {
+  return d.new_topic === null && d.new_stream_id === null && d.message_ids.length === 1 && d.message_ids[0] === d.message_id;
+}
+
+/**
+ * An edit of one message that moves nothing: the row and its history in one statement (the new
+ * entry goes in front of the history in the database). False when the message is gone.
+ */
+async function editInPlace(trx: Trx, d: MessageEditedData, version: number): Promise<boolean> {
+  const set: Record<string, unknown> = {
+    last_edit_timestamp: d.edit_timestamp,
+    version,
+    edit_history: sql`jsonb_build_array(${JSON.stringify(historyEntry(d, d.content !== null))}::jsonb) || COALESCE(edit_history, '[]'::jsonb)`,
+    ...(d.content !== null ? contentColumns(d) : {}),
+  };
+  const updated = await trx.updateTable('messages').set(set as never).where('id', '=', d.message_id).returning('id').executeTakeFirst();
+  return updated !== undefined;
+}
+
+/** Any other edit: topic and channel moves, of one message or many. False when the edited message is gone. */
+async function editAndMove(trx: Trx, d: MessageEditedData, version: number): Promise<boolean> {
+  const rowOf = (id: number) => trx.selectFrom('messages').select(['edit_history', 'topic', 'stream_id']).where('id', '=', id).executeTakeFirst();
+  const anchor = await rowOf(d.message_id);
+  if (!anchor) return false;
+  if (d.new_stream_id !== null && d.stream_id !== null) await moveReceptions(trx, d.message_ids, d.stream_id, d.new_stream_id);
+  for (const id of d.message_ids) {
+    const row = id === d.message_id ? anchor : await rowOf(id);
+    if (!row) continue;
+    const withContent = id === d.message_id && d.content !== null;
+    const entry = historyEntry(d, withContent);
+    const set: Record<string, unknown> = { last_edit_timestamp: d.edit_timestamp, ...(withContent ? contentColumns(d) : {}) };
+    if (d.new_topic !== null && d.new_topic !== row.topic) {
+      entry.prev_topic = row.topic;
+      entry.topic = d.new_topic;
+      set.topic = d.new_topic;
+    }
+    if (d.new_stream_id !== null && d.new_stream_id !== row.stream_id) {
+      entry.prev_stream = row.stream_id;
+      entry.stream = d.new_stream_id;
+      set.stream_id = d.new_stream_id;
+      set.recipient_id = sql`COALESCE((SELECT id FROM message_recipients WHERE key = ${`stream:${d.new_stream_id}`}), recipient_id)`;
+    }
+    set.edit_history = JSON.stringify([entry, ...((row.edit_history as Array<Record<string, unknown>> | null) ?? [])]);
+    if (id === d.message_id) set.version = version;
+    await trx.updateTable('messages').set(set as never).where('id', '=', id).execute();
+  }
+  return true;
+}
+
 export const messagesProjection = defineProjection({
   name: 'messages',
   version: 4,
   tables: ['messages', 'message_recipients', 'message_dm_recipients', 'message_reception_spans', 'message_moved_receptions', 'message_flags', 'message_read_state', 'reactions'],
-  bulk: { MessageSent: foldMessagesSent },
+  // Narrows and search; every fold finds messages by id.
+  queryIndexes: ['messages_search_idx', 'messages_stream_topic_idx', 'messages_stream_idx', 'messages_sender_idx', 'messages_dm_idx', 'messages_realm_idx'],
+  bulk: { MessageSent: foldMessagesSent, ReactionAdded: foldReactionsAdded },
+  // What each of these folds reads and writes is keyed by the message ids below (the flag folds' read
+  // compaction looks no further than the highest id changed); moves and everything else may not be.
+  messagesTouched: {
+    ReactionAdded: (d) => d.message_id,
+    ReactionRemoved: (d) => d.message_id,
+    MessageFlagsChanged: (d) => d.message_ids.reduce((highest, id) => Math.max(highest, id), d.read_through ?? 0),
+    MessageEdited: (d) => (editsInPlace(d) ? d.message_id : undefined),
+  },
   handlers: {
     MessageSent: async (trx, d, e) => {
       const bits = sentMessageFlags(d);
@@ -141,52 +241,11 @@ export const messagesProjection = defineProjection({
           ${d.has_image}, ${d.has_attachment}, ${d.stream_wildcard}, ${d.topic_wildcard}, NULL, NULL, ${e.stream_version})`.execute(trx);
     },
     MessageEdited: async (trx, d, e) => {
-      const anchor = await trx.selectFrom('messages').select(['edit_history', 'topic', 'stream_id']).where('id', '=', d.message_id).executeTakeFirst();
-      if (!anchor) return;
-      const moved = d.new_topic !== null || d.new_stream_id !== null;
-      if (d.new_stream_id !== null && d.stream_id !== null) await moveReceptions(trx, d.message_ids, d.stream_id, d.new_stream_id);
-      for (const id of d.message_ids) {
-        const row = id === d.message_id ? anchor : await trx.selectFrom('messages').select(['edit_history', 'topic', 'stream_id']).where('id', '=', id).executeTakeFirst();
-        if (!row) continue;
-        const entry: Record<string, unknown> = { user_id: d.user_id, timestamp: d.edit_timestamp };
-        const set: Record<string, unknown> = { last_edit_timestamp: d.edit_timestamp };
-        if (id === d.message_id && d.content !== null) {
-          entry.prev_content = d.prev_content;
-          entry.prev_rendered_content = d.prev_rendered_content;
-          entry.prev_rendered_content_version = 1;
-          Object.assign(set, {
-            content: d.content,
-            rendered_content: d.rendered_content,
-            is_me_message: d.is_me_message,
-            has_link: d.has_link,
-            has_image: d.has_image,
-            has_attachment: d.has_attachment,
-            stream_wildcard: d.stream_wildcard,
-            topic_wildcard: d.topic_wildcard,
-          });
-        }
-        if (moved) {
-          if (d.new_topic !== null && d.new_topic !== row.topic) {
-            entry.prev_topic = row.topic;
-            entry.topic = d.new_topic;
-            set.topic = d.new_topic;
-          }
-          if (d.new_stream_id !== null && d.new_stream_id !== row.stream_id) {
-            entry.prev_stream = row.stream_id;
-            entry.stream = d.new_stream_id;
-            set.stream_id = d.new_stream_id;
-            set.recipient_id = sql`COALESCE((SELECT id FROM message_recipients WHERE key = ${`stream:${d.new_stream_id}`}), recipient_id)`;
-          }
-        }
-        const history = [entry, ...((row.edit_history as Array<Record<string, unknown>> | null) ?? [])];
-        set.edit_history = JSON.stringify(history);
-        if (id === d.message_id) set.version = e.stream_version;
-        await trx.updateTable('messages').set(set as never).where('id', '=', id).execute();
-      }
+      const found = editsInPlace(d) ? await editInPlace(trx, d, e.stream_version) : await editAndMove(trx, d, e.stream_version);
+      if (!found) return;
       if (d.content !== null) {
-        await trx.updateTable('message_flags').set({ flags: sql`flags & ${~FlagBit.TOPIC_WILDCARD}` as never })
-          .where('message_id', '=', d.message_id).where(sql<boolean>`flags & ${FlagBit.TOPIC_WILDCARD} <> 0`).execute();
-        await trx.deleteFrom('message_flags').where('message_id', '=', d.message_id).where('flags', '=', 0).execute();
+        const rows = sql`message_id = ${d.message_id}`;
+        await clearFlagBits(trx, FlagBit.TOPIC_WILDCARD, rows, rows);
         for (const id of d.topic_wildcard_user_ids ?? []) await setBits(trx, id, [d.message_id], FlagBit.TOPIC_WILDCARD);
       }
       if (d.mentioned_user_ids !== null) {
@@ -204,23 +263,21 @@ export const messagesProjection = defineProjection({
       await trx.deleteFrom('message_moved_receptions').where('message_id', 'in', d.message_ids).execute();
       await trx.deleteFrom('reactions').where('message_id', 'in', d.message_ids).execute();
     },
+    // Reactions and the message's version are different tables: one statement each.
     ReactionAdded: async (trx, d, e) => {
-      await trx
-        .insertInto('reactions')
-        .values({ ...d, position: e.position })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-      await trx.updateTable('messages').set({ version: e.stream_version }).where('id', '=', d.message_id).execute();
+      await sql`WITH added AS (
+          INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type, position)
+          VALUES (${d.message_id}, ${d.user_id}, ${d.emoji_name}, ${d.emoji_code}, ${d.reaction_type}, ${e.position})
+          ON CONFLICT DO NOTHING
+        )
+        UPDATE messages SET version = ${e.stream_version} WHERE id = ${d.message_id}`.execute(trx);
     },
     ReactionRemoved: async (trx, d, e) => {
-      await trx.updateTable('messages').set({ version: e.stream_version }).where('id', '=', d.message_id).execute();
-      await trx
-        .deleteFrom('reactions')
-        .where('message_id', '=', d.message_id)
-        .where('user_id', '=', d.user_id)
-        .where('reaction_type', '=', d.reaction_type)
-        .where('emoji_code', '=', d.emoji_code)
-        .execute();
+      await sql`WITH removed AS (
+          DELETE FROM reactions
+          WHERE message_id = ${d.message_id} AND user_id = ${d.user_id} AND reaction_type = ${d.reaction_type} AND emoji_code = ${d.emoji_code}
+        )
+        UPDATE messages SET version = ${e.stream_version} WHERE id = ${d.message_id}`.execute(trx);
     },
     MessageFlagsChanged: async (trx, d) => {
       if (d.read_through !== null) {
@@ -230,14 +287,7 @@ export const messagesProjection = defineProjection({
           .onConflict((oc) => oc.column('user_id').doUpdateSet({ read_through: sql`GREATEST(message_read_state.read_through, excluded.read_through)` as never }))
           .execute();
         // Below the watermark, read/unread exceptions are void.
-        await trx
-          .updateTable('message_flags')
-          .set({ flags: sql`flags & ${~(FlagBit.READ | FlagBit.UNREAD)}` as never })
-          .where('user_id', '=', d.user_id)
-          .where('message_id', '<=', d.read_through)
-          .where(sql<boolean>`flags & ${FlagBit.READ | FlagBit.UNREAD} <> 0`)
-          .execute();
-        await trx.deleteFrom('message_flags').where('user_id', '=', d.user_id).where('flags', '=', 0).execute();
+        await clearFlagBits(trx, FlagBit.READ | FlagBit.UNREAD, sql`user_id = ${d.user_id} AND message_id <= ${d.read_through}`, sql`user_id = ${d.user_id}`);
         const extra = d.message_ids.filter((id) => id > d.read_through!);
         if (extra.length > 0) await setBits(trx, d.user_id, extra, FlagBit.READ, FlagBit.UNREAD);
         return;
@@ -246,8 +296,10 @@ export const messagesProjection = defineProjection({
       if (bit === 0) return;
       if (bit === FlagBit.READ) {
         if (d.op === 'add') {
-          await setBits(trx, d.user_id, d.message_ids, FlagBit.READ, FlagBit.UNREAD);
-          await compactReadState(trx, d.user_id, Math.max(...d.message_ids));
+          const upTo = d.message_ids.reduce((highest, id) => Math.max(highest, id), 0);
+          // A long list goes in chunks first; a short one is marked by the compaction's own statement.
+          if (d.message_ids.length > 1000) await setBits(trx, d.user_id, d.message_ids, FlagBit.READ, FlagBit.UNREAD);
+          await compactReadState(trx, d.user_id, upTo, d.message_ids.length > 1000 ? [] : d.message_ids);
         } else await setBits(trx, d.user_id, d.message_ids, FlagBit.UNREAD, FlagBit.READ);
       } else if (d.op === 'add') await setBits(trx, d.user_id, d.message_ids, bit);
       else await setBits(trx, d.user_id, d.message_ids, 0, bit);

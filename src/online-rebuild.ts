@@ -38,6 +38,30 @@ export async function useShadowTables(trx: Trx): Promise<void> {
   await sql`SELECT set_config('search_path', ${`${SHADOW_SCHEMA}, public`}, true)`.execute(trx);
 }
 
+/**
+ * Drops the shadow twins of `names` (live indexes that only queries use, never a fold: see
+ * Projection.queryIndexes) and returns their definitions: building an index once over the filled
+ * table costs far less than an entry per folded row.
+ */
+export async function deferIndexes(trx: Trx, names: readonly string[]): Promise<string[]> {
+  if (names.length === 0) return [];
+  const { rows } = await sql<{ schemaname: string; tablename: string; indexname: string; indexdef: string }>`
+    SELECT schemaname, tablename, indexname, indexdef FROM pg_indexes
+    WHERE schemaname = ${SHADOW_SCHEMA} OR (schemaname = 'public' AND indexname IN (${sql.join(names)}))`.execute(trx);
+  const key = (r: { tablename: string; indexdef: string }) => `${r.tablename} ${indexShape(r.indexdef)}`;
+  const wanted = new Set(rows.filter((r) => r.schemaname === 'public').map(key));
+  const twins = rows.filter((r) => r.schemaname === SHADOW_SCHEMA && wanted.has(key(r)));
+  for (const twin of twins) await sql`DROP INDEX ${sql.id(SHADOW_SCHEMA, twin.indexname)}`.execute(trx);
+  return twins.map((twin) => twin.indexdef);
+}
+
+/** Builds the indexes deferIndexes dropped (before the swap, which pairs them with the live ones). */
+export async function buildDeferredIndexes(trx: Trx, definitions: readonly string[]): Promise<void> {
+  if (definitions.length === 0) return;
+  await sql`SELECT set_config('maintenance_work_mem', '256MB', true)`.execute(trx);
+  for (const definition of definitions) await sql.raw(definition).execute(trx);
+}
+
 /** An index definition without its name and schema, to pair a shadow index with the live one it copies. */
 function indexShape(indexdef: string): string {
   return indexdef.replace(/^CREATE (UNIQUE )?INDEX \S+ ON (ONLY )?\S+ /, 'CREATE $1INDEX ON ');

@@ -49,7 +49,7 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
   if (options.startWorkers !== false) {
     await projections.start();
     if (bus.kind === 'nats') {
-      relay = new NatsRelay(db, store, bus);
+      relay = new NatsRelay(db, store, bus, database.kind === 'pglite');
       store.onCommit((head) => relay!.kick(head));
       bus.onWake((signal) => signal.kind === 'appended' && relay!.kick(signal.position));
       relay.kick();

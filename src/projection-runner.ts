@@ -4,8 +4,8 @@ import type { Bus } from './bus/bus.js';
 import type { EventStore } from './eventstore/event-store.js';
 import type { Projection, Trx } from './projections-api.js';
 import { upcast } from './eventstore/upcast.js';
-import { createShadowTables, createShadowTablesIn, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
-import { EVENT_COLUMNS, type StoredEvent } from './eventstore/types.js';
+import { buildDeferredIndexes, createShadowTables, createShadowTablesIn, deferIndexes, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
+import type { StoredEvent } from './eventstore/types.js';
 
 export const PROJECTION_LOCK_KEY = 7_340_002;
 
@@ -34,6 +34,19 @@ const BATCH = 1_000;
 const REBUILD_PAGE = 20_000;
 const SAFETY_INTERVAL_MS = 5_000;
 
+interface BatchResult {
+  from: number;
+  reached: number;
+  count: number;
+  applied: Map<string, number>;
+  changed: Set<string>;
+  /** The position every checkpoint stands at after the batch, when they all stand at one. */
+  allAt?: number;
+}
+
+/** The checkpoints were not where this process last left them: another process projected meanwhile. */
+class StaleCheckpoints extends Error {}
+
 /**
  * Runs every projection as one group: a batch of events is applied to all read tables and all
  * checkpoints move in the same transaction, so any snapshot of the read tables reflects exactly
@@ -58,6 +71,8 @@ export class ProjectionRunner {
   private changeCounter = 0;
   private foreignMark = 0;
   private readonly tableMarks = new Map<string, number>();
+  /** Where every checkpoint stood after this process's last batch; undefined: read them. */
+  private checkpointsAt: number | undefined;
   private waiters: Array<{ position: number; resolve: (ok: boolean) => void }> = [];
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -119,6 +134,8 @@ export class ProjectionRunner {
   }
 
   private markAllChanged(): void {
+    // Whatever moved the read tables elsewhere may have moved the checkpoints too.
+    this.checkpointsAt = undefined;
     this.foreignMark = ++this.changeCounter;
   }
 
@@ -208,16 +225,27 @@ export class ProjectionRunner {
   }
 
   private async applyNextBatch(): Promise<boolean> {
-    const result = await this.db.transaction().execute(async (trx) => {
-      // The read tables are derived from the log, so their commit need not wait for the disk: a
-      // crash can only lose a tail of projected batches, checkpoints included, and the runner folds
-      // them again from the (durably committed) log before the process serves anything.
-      await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY}), set_config('synchronous_commit', 'off', true)`.execute(trx);
-      return this.applyBatchInTransaction(trx, BATCH);
-    });
+    const guess = this.checkpointsAt;
+    let result: BatchResult;
+    try {
+      result = await this.db.transaction().execute(async (trx) => {
+        // The read tables are derived from the log, so their commit need not wait for the disk: a
+        // crash can only lose a tail of projected batches, checkpoints included, and the runner folds
+        // them again from the (durably committed) log before the process serves anything.
+        await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY}), set_config('synchronous_commit', 'off', true)`.execute(trx);
+        return this.applyBatchInTransaction(trx, BATCH, guess);
+      });
+    } catch (error) {
+      // The transaction rolled back: whatever the cause, read the checkpoints next time.
+      this.checkpointsAt = undefined;
+      if (!(error instanceof StaleCheckpoints)) throw error;
+      // Another process moved the checkpoints: go again from where they stand.
+      return true;
+    }
     this.countApplied(result.applied);
     // Read tables another process moved past what this one saw change table by table.
     if (result.from > this.position) this.markAllChanged();
+    this.checkpointsAt = result.allAt;
     this.markChanged(result.changed);
     if (result.reached > this.position) {
       this.advanceTo(result.reached);
@@ -226,34 +254,42 @@ export class ProjectionRunner {
     return result.count === BATCH;
   }
 
-  /** Applies up to `limit` events after the lowest checkpoint; the caller holds the projection lock. */
-  async applyBatchInTransaction(trx: Trx, limit: number): Promise<{ from: number; reached: number; count: number; applied: Map<string, number>; changed: Set<string> }> {
+  /**
+   * Applies up to `limit` events after the lowest checkpoint; the caller holds the projection lock.
+   * `guess`: the position every checkpoint stood at after this process's last batch. It saves
+   * reading the checkpoints, and the events come from what this process committed when it has
+   * them; the checkpoint update, made before folding, proves the guess (all rows still there) or
+   * throws StaleCheckpoints before anything is folded on a wrong start.
+   */
+  async applyBatchInTransaction(trx: Trx, limit: number, guess?: number): Promise<BatchResult> {
     const applied = new Map<string, number>();
     const changed = new Set<string>();
     if (this.projections.length === 0) {
       const head = await trx.selectFrom('events').select('position').orderBy('position', 'desc').limit(1).executeTakeFirst();
       return { from: head?.position ?? 0, reached: head?.position ?? 0, count: 0, applied, changed };
     }
-    const checkpoints = await this.readCheckpoints(trx);
-    const from = Math.min(...this.projections.map((p) => checkpoints.get(p.name) ?? 0));
-    const events = await trx
-      .selectFrom('events')
-      .select([...EVENT_COLUMNS])
-      .where('position', '>', from)
-      .orderBy('position')
-      .limit(limit)
-      .execute();
-    await foldEvents(trx, this.projections, events.map((row) => upcast(row as never)), checkpoints, applied, changed);
+    const names = this.projections.map((p) => p.name);
+    const checkpoints = guess === undefined ? await this.readCheckpoints(trx) : new Map(names.map((name) => [name, guess]));
+    const from = Math.min(...names.map((name) => checkpoints.get(name) ?? 0));
+    // Memory only on the live path: a rebuild must not stop at the end of this process's commits.
+    const recent = guess === undefined ? undefined : this.store.recent.after(from, limit)?.map(upcast);
+    const events = recent ?? (await this.store.readAll(from, limit, trx));
     const reached = events.length > 0 ? events[events.length - 1]!.position : from;
+    // The checkpoints move before the fold: a wrong guess must stop the pass before it folds events
+    // another process already folded (a unique key would fail first and hide the cause).
     if (events.length > 0) {
-      await trx
-        .updateTable('checkpoints')
-        .set({ position: reached })
-        .where('name', 'in', this.projections.map((p) => p.name))
-        .where('position', '<', reached)
-        .execute();
+      const update = trx.updateTable('checkpoints').set({ position: reached }).where('name', 'in', names);
+      if (guess === undefined) {
+        await update.where('position', '<', reached).execute();
+      } else {
+        const result = await update.where('position', '=', guess).executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== names.length) throw new StaleCheckpoints();
+      }
     }
-    return { from, reached, count: events.length, applied, changed };
+    await foldEvents(trx, this.projections, events, checkpoints, applied, changed);
+    // Every checkpoint now stands at `reached` unless one was already beyond it.
+    const allAt = Math.max(...names.map((name) => checkpoints.get(name) ?? 0)) <= reached ? reached : undefined;
+    return { from, reached, count: events.length, applied, changed, allAt };
   }
 
   /**
@@ -273,6 +309,7 @@ export class ProjectionRunner {
       await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
       await createShadowTablesIn(trx, tables);
       await useShadowTables(trx);
+      const deferred = await deferIndexes(trx, this.projections.flatMap((p) => p.queryIndexes ?? []));
       for (const projection of this.projections) {
         await trx
           .insertInto('checkpoints')
@@ -287,6 +324,7 @@ export class ProjectionRunner {
         onProgress?.(reached);
         if (batch.count < REBUILD_PAGE) break;
       }
+      await buildDeferredIndexes(trx, deferred);
       await swapInShadowTables(trx, tables);
     });
     this.countApplied(applied);
@@ -374,14 +412,8 @@ export class ProjectionRunner {
 
   /** Folds up to `limit` events after `after` into `projections` (no checkpoints: the caller tracks the position). */
   private async foldInto(trx: Trx, projections: readonly Projection[], after: number, limit: number, applied: Map<string, number>): Promise<{ reached: number; count: number }> {
-    const events = await trx
-      .selectFrom('events')
-      .select([...EVENT_COLUMNS])
-      .where('position', '>', after)
-      .orderBy('position')
-      .limit(limit)
-      .execute();
-    await foldEvents(trx, projections, events.map((row) => upcast(row as never)), new Map(), applied, new Set());
+    const events = await this.store.readAll(after, limit, trx);
+    await foldEvents(trx, projections, events, new Map(), applied, new Set());
     return { reached: events.length > 0 ? Number(events[events.length - 1]!.position) : after, count: events.length };
   }
 
@@ -425,7 +457,8 @@ export class ProjectionRunner {
  * Folds `events` (in log order) into `projections`, skipping what a projection's checkpoint says it
  * has. A run of consecutive events of one type goes to each projection in one `applyRun` when every
  * projection folding that type has a bulk fold for it (define.ts says why that keeps the result the
- * same); otherwise each event goes to every projection in turn.
+ * same); otherwise each event goes to every projection in turn. Sends are first gathered into
+ * longer runs where that cannot change the result (sendsFirst).
  */
 async function foldEvents(
   trx: Trx,
@@ -436,13 +469,14 @@ async function foldEvents(
   changed: Set<string>,
 ): Promise<void> {
   const count = (name: string, n: number) => applied.set(name, (applied.get(name) ?? 0) + n);
-  for (let i = 0; i < events.length;) {
-    const type = events[i]!.type;
+  const ordered = sendsFirst(projections, events);
+  for (let i = 0; i < ordered.length;) {
+    const type = ordered[i]!.type;
     let end = i + 1;
-    while (end < events.length && events[end]!.type === type) end++;
+    while (end < ordered.length && ordered[end]!.type === type) end++;
     const folders = projections.filter((p) => p.handles.has(type));
     if (end - i > 1 && folders.length > 0 && folders.every((p) => p.bulkTypes?.has(type) && p.applyRun)) {
-      const run = events.slice(i, end);
+      const run = ordered.slice(i, end);
       for (const projection of folders) {
         const after = checkpoints.get(projection.name) ?? 0;
         const mine = run[0]!.position > after ? run : run.filter((e) => e.position > after);
@@ -452,7 +486,7 @@ async function foldEvents(
       }
     } else {
       for (let k = i; k < end; k++) {
-        const event = events[k]!;
+        const event = ordered[k]!;
         for (const projection of folders) {
           if (event.position <= (checkpoints.get(projection.name) ?? 0)) continue;
           if ((await projection.apply(trx, event)) !== false) changed.add(projection.name);
@@ -462,4 +496,55 @@ async function foldEvents(
     }
     i = end;
   }
+}
+
+const SEND = 'MessageSent';
+
+/**
+ * `events` reordered so that sends come in longer runs: a MessageSent may be folded before earlier
+ * events that touch only rows of messages with lower ids (Projection.messagesTouched), which cannot
+ * see it nor be seen by it. Everything else keeps its place: the events a send passes stay in
+ * their order, after the sends before them, and any other event ends the gathering. Only when
+ * every projection folding sends folds runs of them; otherwise the log order is returned as is.
+ */
+export function sendsFirst(projections: readonly Projection[], events: readonly StoredEvent[]): readonly StoredEvent[] {
+  const senders = projections.filter((p) => p.handles.has(SEND));
+  if (senders.length === 0 || !senders.every((p) => p.bulkTypes?.has(SEND) && p.applyRun)) return events;
+  const touchedBy = (event: StoredEvent): number | undefined => {
+    let highest = -Infinity;
+    for (const projection of projections) {
+      if (!projection.handles.has(event.type)) continue;
+      const touched = projection.messagesTouched?.(event);
+      if (touched === undefined) return undefined;
+      highest = Math.max(highest, touched);
+    }
+    return highest;
+  };
+  const out: StoredEvent[] = [];
+  let sends: StoredEvent[] = [];
+  let passed: StoredEvent[] = [];
+  let passedHighest = -Infinity;
+  const flush = () => {
+    out.push(...sends, ...passed);
+    sends = [];
+    passed = [];
+    passedHighest = -Infinity;
+  };
+  for (const event of events) {
+    if (event.type === SEND) {
+      if ((event.data as { message_id: number }).message_id <= passedHighest) flush();
+      sends.push(event);
+      continue;
+    }
+    const touched = sends.length > 0 ? touchedBy(event) : undefined;
+    if (touched === undefined) {
+      flush();
+      out.push(event);
+    } else {
+      passed.push(event);
+      passedHighest = Math.max(passedHighest, touched);
+    }
+  }
+  flush();
+  return out;
 }

@@ -13,6 +13,8 @@ export interface Projection {
   /** Bump when the fold changes: the runner then rebuilds this projection from the log. */
   readonly version: number;
   readonly tables: readonly string[];
+  /** Indexes of its tables that only queries use, never its folds: a full rebuild builds them after folding. */
+  readonly queryIndexes?: readonly string[];
   readonly handles: ReadonlySet<string>;
   /** Folds one event; false when it left the read tables as they were (caches keyed on them stay valid). */
   apply(trx: Trx, event: StoredEvent): Promise<boolean | void>;
@@ -23,4 +25,12 @@ export interface Projection {
    * would; false when none of them changed the read tables.
    */
   applyRun?(trx: Trx, events: readonly StoredEvent[]): Promise<boolean | void>;
+  /**
+   * For an event of a type this projection folds: the highest message id whose rows its fold reads
+   * or writes, when those rows are all it touches; undefined when it may touch anything else (a
+   * max(id), subscriptions, ...). A later MessageSent of a higher id may be folded before such an
+   * event when every projection folding it says so (see foldEvents), since a send's folds touch only
+   * the new message's rows and aggregates a lower message cannot change.
+   */
+  messagesTouched?(event: StoredEvent): number | undefined;
 }

@@ -21,10 +21,16 @@ export class NatsRelay {
   private stopped = false;
   relayedPosition = 0;
 
+  /**
+   * `sole`: this process is the only one on its database (the embedded one, guarded by the data
+   * directory lock), so no relay lock is needed, and none may be held: PGlite has one connection,
+   * which a relay waiting on NATS must not keep from every request.
+   */
   constructor(
     private readonly db: Db,
     private readonly store: EventStore,
     private readonly bus: Bus,
+    private readonly sole = false,
   ) {}
 
   /** `head`: the log position the caller knows exists; nothing to do if it is already relayed. */
@@ -60,27 +66,38 @@ export class NatsRelay {
 
   private async drain(): Promise<void> {
     for (;;) {
-      const published = await this.db.connection().execute(async (conn) => {
-        const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${RELAY_LOCK_KEY}) AS locked`.execute(conn);
-        if (!rows[0]!.locked) return -1;
-        try {
-          const from = (await this.bus.lastPublishedPosition()) ?? 0;
-          const events = await this.store.readAll(from, BATCH);
-          await this.bus.publishEvents(events);
-          if (events.length > 0) this.relayedPosition = events[events.length - 1]!.position;
-          else this.relayedPosition = from;
-          return events.length;
-        } finally {
-          await sql`SELECT pg_advisory_unlock(${RELAY_LOCK_KEY})`.execute(conn);
-        }
-      });
-      if (published === -1) {
+      const published = this.sole ? await this.relayBatch(this.db) : await this.db.connection().execute((conn) => this.relayUnderLock(conn));
+      if (published === undefined) {
         // Another process relays; check again later in case it dies.
         this.scheduleRetry();
         return;
       }
       if (published < BATCH) return;
     }
+  }
+
+  /** relayBatch under the relay lock; undefined when another process holds it. */
+  private async relayUnderLock(conn: Db): Promise<number | undefined> {
+    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${RELAY_LOCK_KEY}) AS locked`.execute(conn);
+    if (!rows[0]!.locked) return undefined;
+    try {
+      return await this.relayBatch(conn);
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${RELAY_LOCK_KEY})`.execute(conn);
+    }
+  }
+
+  /**
+   * Publishes the next events after what JetStream holds; returns how many. What this process
+   * committed comes from memory; anything else is read on `conn` (the connection holding the lock:
+   * asking the pool for a second one could wait for ever on a single-connection database).
+   */
+  private async relayBatch(conn: Db): Promise<number> {
+    const from = (await this.bus.lastPublishedPosition()) ?? 0;
+    const events = this.store.recent.after(from, BATCH) ?? (await this.store.readAll(from, BATCH, conn));
+    await this.bus.publishEvents(events);
+    this.relayedPosition = events.length > 0 ? events[events.length - 1]!.position : from;
+    return events.length;
   }
 
   stop(): void {

@@ -10,6 +10,7 @@ import {
   type StreamAppend,
 } from './types.js';
 import { upcast } from './upcast.js';
+import { RecentCommits } from './recent-commits.js';
 
 /** Serializes appenders across every process sharing the database (property 2 in ARCHITECTURE.md). */
 export const APPEND_LOCK_KEY = 7_340_001;
@@ -49,6 +50,8 @@ export class EventStore {
   private listeners: Listener[] = [];
   /** The last error a commit listener threw (they are notifications; the append stands). */
   listenerError: unknown;
+  /** What this process committed last, for readers that follow the log (see RecentCommits). */
+  readonly recent = new RecentCommits();
 
   /** `namedQuery`, when the backend has one, lets PostgreSQL plan the append call once per connection. */
   constructor(
@@ -146,6 +149,7 @@ export class EventStore {
     const cursor = batch.map(() => 0);
     let head = 0;
     let count = 0;
+    const committed: StoredEvent[] = [];
     for (const row of rows) {
       const r = row.request;
       if (!row.ok) {
@@ -157,8 +161,11 @@ export class EventStore {
       const position = Number(row.out_position);
       head = Math.max(head, position);
       count += 1;
-      (outcomes[r] as StoredEvent[]).push({ ...event, position, stream_version: Number(row.out_version), hash: row.out_hash });
+      const stored: StoredEvent = { ...event, position, stream_version: Number(row.out_version), hash: row.out_hash };
+      (outcomes[r] as StoredEvent[]).push(stored);
+      committed.push(stored);
     }
+    this.recent.add(committed);
     batch.forEach((request, i) => {
       const outcome = outcomes[i]!;
       if (outcome instanceof StreamVersionConflict) request.reject(outcome);
@@ -188,8 +195,8 @@ export class EventStore {
   }
 
   /** Events after `afterPosition`, in global order, upcast to their current schema. */
-  async readAll(afterPosition: number, limit = 1_000): Promise<StoredEvent[]> {
-    const rows = await this.db
+  async readAll(afterPosition: number, limit = 1_000, db: Db = this.db): Promise<StoredEvent[]> {
+    const rows = await db
       .selectFrom('events')
       .select([...EVENT_COLUMNS])
       .where('position', '>', afterPosition)
@@ -201,6 +208,11 @@ export class EventStore {
 
   /** Events of `types` with `after < position <= upTo`, in global order, at most `limit`. */
   async readRange(after: number, upTo: number, types: readonly string[], limit = 1_000): Promise<StoredEvent[]> {
+    const recent = this.recent.range(after, upTo);
+    if (recent) {
+      const wanted = new Set(types);
+      return recent.filter((event) => wanted.has(event.type)).slice(0, limit).map(upcast);
+    }
     const rows = await this.db
       .selectFrom('events')
       .select([...EVENT_COLUMNS])

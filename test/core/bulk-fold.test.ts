@@ -1,9 +1,11 @@
 import t from 'tap';
+import { sql } from 'kysely';
 import { startTestServer, Role } from '../helpers/server.js';
 import { createChannel, sendDm, sendStream, subscribe, unsubscribe } from '../helpers/channels-fixture.js';
 import { allProjections } from '../../projections/index.js';
 import { tableChecksums } from '../../src/read/checksums.js';
-import { ProjectionRunner } from '../../src/projection-runner.js';
+import { ProjectionRunner, sendsFirst } from '../../src/projection-runner.js';
+import type { StoredEvent } from '../../src/eventstore/types.js';
 import type { Projection } from '../../src/projections-api.js';
 
 const tables = allProjections.flatMap((p) => p.tables);
@@ -32,6 +34,29 @@ t.test('folding the log in runs (bulk handlers) gives exactly the read tables of
     if (round === 1) await unsubscribe(s, bob, 'general', [bob]);
     if (round === 2) await subscribe(s, bob, 'general', [bob]);
   }
+  // Sends racing reactions, flag changes and edits of earlier messages: the log interleaves them, so
+  // the runner folds later sends ahead of some of those events (sendsFirst).
+  const raceSends = () => Promise.all(Array.from({ length: 8 }, (_, i) => sendStream(s, [alice, bob][i % 2]!, general, `race ${i % 3}`, `race ${i} @**Alice**`)));
+  let earlier = await raceSends();
+  for (let round = 0; round < 3; round++) {
+    // earlier[odd] are Bob's; everything is in general, which Alice and Bob receive.
+    const others = [
+      s.api('POST', `/messages/${earlier[0]}/reactions`, bob, { emoji_name: 'tada' }),
+      s.api('POST', `/messages/${earlier[1]}/reactions`, alice, { emoji_name: 'tada' }),
+      s.api('POST', `/messages/${earlier[2]}/reactions`, bob, { emoji_name: 'heart' }),
+      s.api('POST', '/messages/flags', bob, { messages: earlier.slice(0, 4), op: 'add', flag: 'read' }),
+      s.api('POST', '/messages/flags', alice, { messages: earlier.slice(2, 6), op: 'add', flag: 'starred' }),
+      s.api('POST', '/messages/flags', alice, { messages: earlier, op: 'add', flag: 'read' }),
+      s.api('PATCH', `/messages/${earlier[1]}`, bob, { content: `raced edit ${round} @**Alice**` }),
+      s.api('PATCH', `/messages/${earlier[3]}`, bob, { topic: `moved ${round}`, propagate_mode: 'change_one' }),
+    ];
+    if (round > 0) others.push(s.api('DELETE', `/messages/${ids[ids.length - 8]}/reactions`, bob, { emoji_name: 'tada' }));
+    const [sent, done] = await Promise.all([raceSends(), Promise.all(others)]);
+    for (const r of done) t.equal(r.status, 200, JSON.stringify(r.body));
+    ids.push(...earlier);
+    earlier = sent;
+  }
+  ids.push(...earlier);
   const live = await tableChecksums(s.platform.db, tables);
   t.ok(live.find((x) => x.table === 'messages')!.rows >= 48, 'the workload sent messages');
 
@@ -46,6 +71,9 @@ t.test('folding the log in runs (bulk handlers) gives exactly the read tables of
   }));
   const eventByEvent: Projection[] = allProjections.map((p) => ({ ...p, bulkTypes: new Set<string>(), applyRun: undefined }));
 
+  const indexes = async () => (await sql<{ indexdef: string }>`SELECT indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY indexname`.execute(db)).rows.map((r) => r.indexdef);
+  const indexesBefore = await indexes();
+  t.ok(indexesBefore.some((def) => def.startsWith('CREATE INDEX messages_stream_topic_idx ')), 'the narrow indexes are there to begin with');
   const head = (await store.head()).position;
   t.equal(await new ProjectionRunner(db, store, eventByEvent, bus).rebuild(), head, 'event by event: the whole log');
   const single = await tableChecksums(db, tables);
@@ -53,6 +81,45 @@ t.test('folding the log in runs (bulk handlers) gives exactly the read tables of
 
   t.equal(await new ProjectionRunner(db, store, counted, bus).rebuild(), head, 'in runs: the whole log');
   t.ok(runs > 0, `bulk handlers folded ${runs} runs`);
+  const types = (await db.selectFrom('events').select('type').orderBy('position').execute()).map((e) => e.type);
+  const sendsAfterOthers = types.filter((type, i) => type === 'MessageSent' && ['ReactionAdded', 'MessageFlagsChanged', 'MessageEdited'].includes(types[i - 1]!)).length;
+  t.ok(sendsAfterOthers > 0, `the log has ${sendsAfterOthers} sends right after a reaction, flag change or edit`);
   const bulk = await tableChecksums(db, tables);
   t.same(bulk, single, 'in runs gives the same tables as event by event');
+  // The rebuild builds the query-only indexes after the fold; each comes back as it was, under its name.
+  t.same(await indexes(), indexesBefore, 'every index is back after the rebuild, as it was');
+  const found = await s.api('GET', '/messages', alice, { anchor: 'newest', num_before: 5, num_after: 0, narrow: JSON.stringify([{ operator: 'search', operand: 'raced' }]) });
+  t.ok(found.body.messages.length > 0, 'and search finds the edited messages');
+});
+
+t.test('sendsFirst moves a send only past earlier events that touch lower message ids', async (t) => {
+  let position = 0;
+  const event = (type: string, data: Record<string, unknown>) => ({
+    position: ++position, event_id: `e${position}`, stream_id: 's', stream_version: position, type, schema_version: 1, data,
+    metadata: {} as StoredEvent['metadata'], hash: '',
+  });
+  const send = (id: number) => event('MessageSent', { message_id: id });
+  const react = (id: number) => event('ReactionAdded', { message_id: id, user_id: 1, emoji_name: 'x', emoji_code: 'x', reaction_type: 'unicode_emoji' });
+  const read = (ids: number[], through: number | null = null) =>
+    event('MessageFlagsChanged', { user_id: 1, op: 'add', flag: 'read', message_ids: ids, all: false, read_through: through, message_details: null });
+  const edit = (id: number, move: boolean) =>
+    event('MessageEdited', { message_id: id, message_ids: [id], new_topic: move ? 'elsewhere' : null, new_stream_id: null, attachment_paths: null });
+  const order = (events: StoredEvent[]) => sendsFirst(allProjections, events).map((e) => e.position);
+  const positions = (events: StoredEvent[]) => events.map((e) => e.position);
+
+  let log: StoredEvent[] = [send(10), react(5), read([7, 9]), edit(8, false), send(11), send(12)];
+  t.same(order(log), [1, 5, 6, 2, 3, 4], 'later sends pass reactions, flag changes and in-place edits of lower ids, which keep their order');
+  log = [send(10), react(12), send(11), send(13)];
+  t.same(order(log), positions(log), 'a send does not pass an event touching its id or above');
+  log = [send(10), read([3], 20), send(11)];
+  t.same(order(log), positions(log), 'nor a read watermark above it');
+  log = [send(10), edit(4, true), send(11)];
+  t.same(order(log), positions(log), 'nor a topic move');
+  log = [send(10), event('UserSubscribed', { user_id: 1, stream_id: 1 }), send(11)];
+  t.same(order(log), positions(log), 'nor a subscription change');
+  log = [react(1), send(10), react(2), event('UserCreated', { user_id: 9 }), react(3), send(11), send(12)];
+  t.same(order(log), positions(log), 'events before the first send, and after a barrier, stay where they are');
+  const eventByEvent = allProjections.map((p) => ({ ...p, bulkTypes: new Set<string>() }));
+  log = [send(10), react(5), send(11)];
+  t.same(sendsFirst(eventByEvent, log).map((e) => e.position), positions(log), 'without bulk folds of sends the log order stands');
 });
