@@ -8,6 +8,7 @@ import { metadataOf, type RequestMeta, type ServiceContext } from '../services/c
 import { fetchSections } from './sections.js';
 import { HEARTBEAT_BASE, clientEventId, positionOf, slotOf, snapshotId } from './ids.js';
 import type { EventQueueHub } from './hub.js';
+import { QueueCache } from './queue-cache.js';
 import { CursorWriter } from './cursor-writer.js';
 import type { ClientEvent, QueueOptions, Recipient } from './types.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version.js';
@@ -42,15 +43,19 @@ export function normalizeNarrow(narrow: unknown[] | undefined): unknown[] {
   });
 }
 
+type QueueRow = NonNullable<Awaited<ReturnType<QueueService['readQueue']>>>;
+
 export class QueueService {
   private sweeper: NodeJS.Timeout | undefined;
   private readonly cursors: CursorWriter;
+  private readonly queueCache: QueueCache<QueueRow>;
 
   constructor(
     private readonly ctx: ServiceContext,
     readonly hub: EventQueueHub,
   ) {
     this.cursors = new CursorWriter(ctx.db);
+    this.queueCache = new QueueCache(ctx.db, () => ctx.tablesVersion(['event_queues']));
   }
 
   async register(meta: RequestMeta, user: UserRow, realm: RealmRow, params: RegisterParams): Promise<Record<string, unknown>> {
@@ -123,16 +128,31 @@ export class QueueService {
   }
 
   private async loadQueue(queueId: string, user: UserRow) {
-    const queue = await this.ctx.db
+    const queue = await this.readQueue(queueId);
+    if (!queue || queue.user_id !== user.id) throw errors.badEventQueue(queueId);
+    const stored = Math.max(queue.acked_id !== null ? Number(queue.acked_id) : snapshotId(Number(queue.registered_position)), this.cursors.pending(queueId) ?? 0);
+    return { queue, ackedId: stored };
+  }
+
+  private readQueue(queueId: string) {
+    return this.ctx.db
       .selectFrom('event_queues as q')
       .leftJoin('event_queue_cursors as c', 'c.queue_id', 'q.id')
       .selectAll('q')
       .select('c.acked_id')
       .where('q.id', '=', queueId)
       .executeTakeFirst();
-    if (!queue || queue.user_id !== user.id) throw errors.badEventQueue(queueId);
-    const stored = Math.max(queue.acked_id !== null ? Number(queue.acked_id) : snapshotId(Number(queue.registered_position)), this.cursors.pending(queueId) ?? 0);
-    return { queue, ackedId: stored };
+  }
+
+  /** loadQueue for a poll: from the cache when it can vouch for the queue, else read and cached. */
+  private async loadQueueForPoll(queueId: string, user: UserRow) {
+    const { entry, mark } = await this.queueCache.get(queueId);
+    if (entry) {
+      if (entry.row.user_id !== user.id) throw errors.badEventQueue(queueId);
+      return { queue: entry.row, entry };
+    }
+    const { queue, ackedId } = await this.loadQueue(queueId, user);
+    return { queue, entry: this.queueCache.set(queueId, queue, ackedId, mark) };
   }
 
   async getEvents(
@@ -143,8 +163,10 @@ export class QueueService {
     dontBlock: boolean,
     signal?: AbortSignal,
   ): Promise<{ events: ClientEvent[]; queue_id: string }> {
-    const { queue, ackedId: stored } = await this.loadQueue(queueId, user);
+    const { queue, entry } = await this.loadQueueForPoll(queueId, user);
+    const stored = Math.max(entry.ackedId, this.cursors.pending(queueId) ?? 0);
     const ackedId = Math.max(stored, lastEventId ?? stored);
+    entry.ackedId = ackedId;
     this.cursors.record(queueId, ackedId);
     const recipient: Recipient = { user: slimUser(user), realm, queue: queue.options as unknown as QueueOptions, queueId };
     for (;;) {
@@ -196,6 +218,7 @@ export class QueueService {
       result: undefined,
     }));
     this.cursors.forget(queueId);
+    this.queueCache.delete(queueId);
     await this.ctx.db.deleteFrom('event_queue_cursors').where('queue_id', '=', queueId).execute();
   }
 
@@ -218,6 +241,7 @@ export class QueueService {
           result: undefined,
         }));
         this.cursors.forget(q.id);
+        this.queueCache.delete(q.id);
         await this.ctx.db.deleteFrom('event_queue_cursors').where('queue_id', '=', q.id).execute();
         expired += 1;
       } catch {

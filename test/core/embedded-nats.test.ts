@@ -27,11 +27,9 @@ async function reachable(url: string): Promise<boolean> {
   });
 }
 
-t.test('embedded database + NATS: writes are answered and every event reaches JetStream once', async (t) => {
-  if (!(await reachable(natsUrl))) {
-    t.skip(`no NATS at ${natsUrl}`);
-    return;
-  }
+const skip = (await reachable(natsUrl)) ? false : `no NATS at ${natsUrl}`;
+
+t.test('embedded database + NATS: writes are answered and every event reaches JetStream once', { skip }, async (t) => {
   const config = await testConfig({ databaseUrl: undefined, natsUrl });
   const platform = await createPlatform(config, { projections: allProjections, inMemory: true });
   t.teardown(() => platform.close());

@@ -51,6 +51,18 @@ t.test('two nodes on one database: writes, queues and projection takeover', { sk
   }
   t.ok(oldRefused, 'the old key is refused on B within 2 s');
 
+  // A queue B has read (and so keeps in its cache) is deleted through A: B refuses it within a bound.
+  const queue = (await call(a, 'POST', '/register', { event_types: ['realm_user'] })).json();
+  const readOnB = await call(b, 'GET', '/events', { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true });
+  t.equal(readOnB.statusCode, 200, 'B reads the queue');
+  t.equal((await call(a, 'DELETE', '/events', { queue_id: queue.queue_id })).statusCode, 200, 'deleted through A');
+  let goneOnB = false;
+  for (const started = Date.now(); !goneOnB && Date.now() - started < 2_000; await new Promise((r) => setTimeout(r, 20))) {
+    const r = await call(b, 'GET', '/events', { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true });
+    goneOnB = r.statusCode === 400 && r.json().code === 'BAD_EVENT_QUEUE_ID';
+  }
+  t.ok(goneOnB, 'B answers BAD_EVENT_QUEUE_ID within 2 s');
+
   // A goes away; B keeps projecting everything written through it.
   await a.close();
   const later = (await call(b, 'POST', '/users', { email: 'after@example.com', full_name: 'After A' })).json();
