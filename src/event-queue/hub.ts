@@ -9,6 +9,8 @@ import type { ClientEvent, PreparedEvent, Recipient } from './types.js';
 // catch-ups read the log. Kept small so memory stays flat once it is full.
 const PREPARED_CACHE = 2_000;
 const SCAN_BATCH = 1_000;
+/** Events prepared at once by the scan (each costs a few reads on the pool). */
+const PREPARE_AHEAD = 8;
 const SCAN_RETRY_MS = 500;
 
 export interface Poll {
@@ -110,12 +112,19 @@ export class EventQueueHub {
     while (this.scanned < this.target) {
       const target = this.target;
       const events = await this.store.readRange(this.scanned, target, translatedTypes(), SCAN_BATCH);
-      for (const event of events) {
-        const prepared = await this.prepare(event);
-        this.scanned = event.position;
-        if (prepared) {
-          this.remember(event.position, prepared);
-          this.dispatch(event.position, prepared);
+      // Preparations are independent reads: a few at a time keep the scan up with a busy log; the
+      // events still reach the polls one by one in log order, and a failed one stops the scan there.
+      for (let i = 0; i < events.length; i += PREPARE_AHEAD) {
+        const slice = events.slice(i, i + PREPARE_AHEAD);
+        const outcomes = await Promise.allSettled(slice.map((event) => this.prepare(event)));
+        for (const [k, event] of slice.entries()) {
+          const outcome = outcomes[k]!;
+          if (outcome.status === 'rejected') throw outcome.reason;
+          this.scanned = event.position;
+          if (outcome.value) {
+            this.remember(event.position, outcome.value);
+            this.dispatch(event.position, outcome.value);
+          }
         }
       }
       // A short page means nothing else up to the target can reach a client.
