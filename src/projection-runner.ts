@@ -3,7 +3,6 @@ import type { Db } from './db/database.js';
 import type { Bus } from './bus/bus.js';
 import type { EventStore } from './eventstore/event-store.js';
 import type { Projection, Trx } from './projections-api.js';
-import { upcast } from './eventstore/upcast.js';
 import { buildDeferredIndexes, createShadowTables, createShadowTablesIn, deferIndexes, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
 import type { StoredEvent } from './eventstore/types.js';
 
@@ -271,9 +270,8 @@ export class ProjectionRunner {
     const names = this.projections.map((p) => p.name);
     const checkpoints = guess === undefined ? await this.readCheckpoints(trx) : new Map(names.map((name) => [name, guess]));
     const from = Math.min(...names.map((name) => checkpoints.get(name) ?? 0));
-    // Memory only on the live path: a rebuild must not stop at the end of this process's commits.
-    const recent = guess === undefined ? undefined : this.store.recent.after(from, limit)?.map(upcast);
-    const events = recent ?? (await this.store.readAll(from, limit, trx));
+    // Memory only on the live path (a guess): a pass that read the checkpoints reads the log.
+    const events = guess === undefined ? await this.store.readAll(from, limit, trx) : await this.store.readNext(from, limit, trx);
     const reached = events.length > 0 ? events[events.length - 1]!.position : from;
     // The checkpoints move before the fold: a wrong guess must stop the pass before it folds events
     // another process already folded (a unique key would fail first and hide the cause).

@@ -206,6 +206,14 @@ export class EventStore {
     return rows.map((row) => upcast(row as unknown as StoredEvent));
   }
 
+  /**
+   * readAll for a reader following the log closely: what this process committed itself comes from
+   * memory (RecentCommits), anything else from `db`.
+   */
+  async readNext(afterPosition: number, limit: number, db: Db = this.db): Promise<StoredEvent[]> {
+    return this.recent.after(afterPosition, limit)?.map(upcast) ?? this.readAll(afterPosition, limit, db);
+  }
+
   /** Events of `types` with `after < position <= upTo`, in global order, at most `limit`. */
   async readRange(after: number, upTo: number, types: readonly string[], limit = 1_000): Promise<StoredEvent[]> {
     const recent = this.recent.range(after, upTo);
