@@ -32,6 +32,15 @@ export async function createProfileField(
   return field_id;
 }
 
+/** The checks setProfileData makes before writing: a caller changing several things runs them all first. */
+export async function checkProfileData(ctx: ServiceContext, meta: RequestMeta, fieldId: number, value: unknown): Promise<void> {
+  const field = await ctx.db.selectFrom('custom_profile_fields').select('realm_id').where('id', '=', fieldId).executeTakeFirst();
+  if (!field || field.realm_id !== meta.realmId) throw errors.badRequest(`Field id ${fieldId} not found.`);
+  if (value !== null && typeof value !== 'string' && !Array.isArray(value)) throw errors.badRequest(`Invalid value for field ${fieldId}`);
+  const text = value === null || value === '' ? null : typeof value === 'string' ? value : JSON.stringify(value);
+  if (text !== null && text.length > 1000) throw errors.badRequest('Value too long');
+}
+
 export async function setProfileData(ctx: ServiceContext, meta: RequestMeta, userId: number, fieldId: number, value: unknown): Promise<void> {
   const field = await ctx.db.selectFrom('custom_profile_fields').selectAll().where('id', '=', fieldId).executeTakeFirst();
   if (!field || field.realm_id !== meta.realmId) throw errors.badRequest(`Field id ${fieldId} not found.`);

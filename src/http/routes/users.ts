@@ -7,7 +7,7 @@ import { ALL_ROLES, Role, isAdminRole } from '../../domain/roles.js';
 import { realmHost } from '../../read/realm.js';
 import { activeUserNamed, formatUser, getUserByEmail, getUserById, listUsers, type UserRow } from '../../read/users.js';
 import { actorOf, changeUser, createUser } from '../../services/users.js';
-import { createProfileField, setProfileData } from '../../services/profile-fields.js';
+import { checkProfileData, createProfileField, setProfileData } from '../../services/profile-fields.js';
 import type { AppServices } from '../services.js';
 import { fileParts } from './attachments.js';
 import { storageFor } from '../../storage/index.js';
@@ -294,8 +294,10 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       if (!target || target.realm_id !== user.realm_id) throw errors.noSuchUser();
       const isBotOwner = target.is_bot && target.bot_owner_id === user.id;
       if (!isAdminRole(user.role) && !isBotOwner) throw errors.mustBeAdmin();
+      // Every check before the first change: a bad field must not leave the name or role changed.
+      if (params.role !== undefined && !ALL_ROLES.includes(params.role)) throw errors.badRequest('Invalid role');
+      for (const entry of params.profile_data ?? []) await checkProfileData(ctx, meta, entry.id, entry.value);
       if (params.role !== undefined) {
-        if (!ALL_ROLES.includes(params.role)) throw errors.badRequest('Invalid role');
         await changeUser(ctx, meta, target.id, (_s, owners) => ({ type: 'ChangeRole', actor: actorOf(user), role: params.role!, active_owner_count: owners }));
       }
       if (params.full_name !== undefined) {
