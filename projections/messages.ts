@@ -76,8 +76,11 @@ async function compactReadState(trx: Trx, userId: number, upTo: number, markRead
     .values({ user_id: userId, read_through: upTo })
     .onConflict((oc) => oc.column('user_id').doUpdateSet({ read_through: sql`GREATEST(message_read_state.read_through, excluded.read_through)` as never }))
     .execute();
-  const belowWatermark = sql`user_id = ${userId} AND message_id <= ${upTo}`;
-  await clearFlagBits(trx, FlagBit.READ, belowWatermark, belowWatermark);
+  // Only the READ bits the watermark passed now: the rows below the old one were visited when it
+  // got there (a READ bit set there since is redundant and left), and a user's rows below it grow
+  // with their whole history.
+  const passed = sql`user_id = ${userId} AND message_id > ${from} AND message_id <= ${upTo}`;
+  await clearFlagBits(trx, FlagBit.READ, passed, passed);
 }
 
 type Span = { user_id: number; from_id: number; to_id: number | null };
@@ -207,7 +210,7 @@ async function editAndMove(trx: Trx, d: MessageEditedData, version: number): Pro
 
 export const messagesProjection = defineProjection({
   name: 'messages',
-  version: 4,
+  version: 5,
   tables: ['messages', 'message_recipients', 'message_dm_recipients', 'message_reception_spans', 'message_moved_receptions', 'message_flags', 'message_read_state', 'reactions'],
   // Narrows and search; every fold finds messages by id.
   queryIndexes: ['messages_search_idx', 'messages_stream_topic_idx', 'messages_stream_idx', 'messages_sender_idx', 'messages_dm_idx', 'messages_realm_idx'],

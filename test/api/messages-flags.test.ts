@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startTestServer, Role } from '../helpers/server.js';
 import { createChannel, sendDm, sendStream } from '../helpers/channels-fixture.js';
+import { FlagBit } from '../../src/domain/messages/flags.js';
 
 const newest = (narrow: unknown[] = [], extra: Record<string, unknown> = {}) => ({ anchor: 'newest', num_before: 100, num_after: 0, narrow, ...extra });
 
@@ -129,4 +130,18 @@ t.test('read state stays sparse: reading everything in order compacts to the wat
   await s.api('POST', '/messages/flags', bob, { messages: [ids[2]], op: 'remove', flag: 'read' });
   const again = await s.api('GET', '/messages', bob, { anchor: 'newest', num_before: 10, num_after: 0, narrow: [{ operator: 'is', operand: 'unread' }] });
   t.same(again.body.messages.map((m: { id: number }) => m.id), [ids[2]], 'marking unread below the watermark works');
+  // Read again below the watermark, then newer messages read in order: the watermark moves on and
+  // only rows it passed are cleared (the redundant READ row below the old watermark may stay).
+  await s.api('POST', '/messages/flags', bob, { messages: [ids[2]], op: 'add', flag: 'read' });
+  const later: number[] = [];
+  for (let i = 0; i < 3; i++) later.push(await sendStream(s, alice, 'general-2', 't', `n${i}`));
+  await s.api('POST', '/messages/flags', bob, { messages: [later[1]], op: 'add', flag: 'read' });
+  t.same((await rowsOf(bob.id)).map((r) => r.message_id).filter((id) => id > ids[4]!), [later[1]], 'an out-of-order read above the watermark is an exception');
+  await s.api('POST', '/messages/flags', bob, { messages: [later[0], later[2]], op: 'add', flag: 'read' });
+  const moved = await s.platform.db.selectFrom('message_read_state').selectAll().where('user_id', '=', bob.id).executeTakeFirst();
+  t.equal(moved?.read_through, later[2], 'the watermark moves past everything read');
+  t.same((await rowsOf(bob.id)).filter((r) => r.message_id > ids[4]!), [], 'the READ rows it passed are gone');
+  t.ok((await rowsOf(bob.id)).every((r) => r.message_id <= ids[4]! && (r.flags & FlagBit.UNREAD) === 0), 'what is left below the old watermark only says read');
+  const none = await s.api('GET', '/messages', bob, { anchor: 'newest', num_before: 20, num_after: 0, narrow: [{ operator: 'is', operand: 'unread' }] });
+  t.same(none.body.messages, [], 'nothing reads as unread');
 });
