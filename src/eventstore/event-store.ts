@@ -17,7 +17,11 @@ export const APPEND_LOCK_KEY = 7_340_001;
 const MAX_BATCH_EVENTS = 2_000;
 
 const APPEND_PARAM_TYPES = ['bigint', 'int[]', 'text[]', 'int[]', 'uuid[]', 'text[]', 'int[]', 'jsonb[]', 'jsonb[]', 'text[]'];
-const APPEND_CALL = `SELECT * FROM append_events(${APPEND_PARAM_TYPES.map((type, i) => `$${i + 1}::${type}`).join(', ')})`;
+/** A batch of one event goes to append_event (migrations/0080), the same with scalar parameters. */
+const APPEND_ONE_PARAM_TYPES = APPEND_PARAM_TYPES.map((type) => type.replace('[]', ''));
+const callText = (fn: string, types: readonly string[]) => `SELECT * FROM ${fn}(${types.map((type, i) => `$${i + 1}::${type}`).join(', ')})`;
+const APPEND_CALL = { name: 'append_events', text: callText('append_events', APPEND_PARAM_TYPES), types: APPEND_PARAM_TYPES };
+const APPEND_ONE_CALL = { name: 'append_event', text: callText('append_event', APPEND_ONE_PARAM_TYPES), types: APPEND_ONE_PARAM_TYPES };
 
 /** One row per committed event, or one per refused request (`ok` false, `out_hash` naming the stream). */
 interface AppendRow {
@@ -141,10 +145,13 @@ export class EventStore {
       }
       pending.push(events);
     });
-    const rows = await this.callAppend([
-      APPEND_LOCK_KEY, columns.request, columns.stream, columns.expected, columns.eventId, columns.type,
+    const values = [
+      columns.request, columns.stream, columns.expected, columns.eventId, columns.type,
       columns.schema, columns.data, columns.meta, columns.digest,
-    ]);
+    ];
+    const rows = columns.request.length === 1
+      ? await this.callAppend(APPEND_ONE_CALL, [APPEND_LOCK_KEY, ...values.map((column) => column[0])])
+      : await this.callAppend(APPEND_CALL, [APPEND_LOCK_KEY, ...values]);
     const outcomes = batch.map((): StoredEvent[] | StreamVersionConflict => []);
     const cursor = batch.map(() => 0);
     let head = 0;
@@ -188,9 +195,9 @@ export class EventStore {
     }
   }
 
-  private async callAppend(values: unknown[]): Promise<AppendRow[]> {
-    if (this.namedQuery) return this.namedQuery<AppendRow>('append_events', APPEND_CALL, values);
-    const { rows } = await sql<AppendRow>`SELECT * FROM append_events(${sql.join(values.map((v, i) => sql`${v}::${sql.raw(APPEND_PARAM_TYPES[i]!)}`))})`.execute(this.db);
+  private async callAppend(call: typeof APPEND_CALL, values: unknown[]): Promise<AppendRow[]> {
+    if (this.namedQuery) return this.namedQuery<AppendRow>(call.name, call.text, values);
+    const { rows } = await sql<AppendRow>`SELECT * FROM ${sql.raw(call.name)}(${sql.join(values.map((v, i) => sql`${v}::${sql.raw(call.types[i]!)}`))})`.execute(this.db);
     return rows;
   }
 

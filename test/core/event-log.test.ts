@@ -119,3 +119,22 @@ t.test('a commit listener that throws neither fails the append nor appends the b
   t.same(rows.map((r) => r.stream_id).sort(), ['l-0', 'l-1', 'l-2', 'l-3'], 'each event is in the log once');
   t.match(String(p.store.listenerError), /listener broke/, 'the listener error is kept for inspection');
 });
+
+t.test('a lone event (append_event) and a batch (append_events) continue one chain under the same checks', async (t) => {
+  const p = await startTestPlatform(t, []);
+  // The first append goes alone; the two made in the same tick wait for it and go as one batch.
+  const [lone, a, b] = await Promise.all([
+    p.store.append([{ streamId: 'one', expectedVersion: -1, events: [{ type: 'A', data: { n: 1 } }] }], testMetadata()),
+    p.store.append([{ streamId: 'one', expectedVersion: 1, events: [{ type: 'B', data: { n: 2 } }] }], testMetadata()),
+    p.store.append([{ streamId: 'two', expectedVersion: undefined, events: [{ type: 'C', data: { n: 3 } }] }], testMetadata()),
+  ]);
+  const again = await p.store.append([{ streamId: 'two', expectedVersion: 1, events: [{ type: 'D', data: { n: 4 } }] }], testMetadata());
+  t.same([...lone!, ...a!, ...b!, ...again].map((e) => [e.position, e.stream_id, e.stream_version]), [[1, 'one', 1], [2, 'one', 2], [3, 'two', 1], [4, 'two', 2]]);
+  const refused = await p.store.append([{ streamId: 'one', expectedVersion: 1, events: [{ type: 'E', data: {} }] }], testMetadata()).catch((e: unknown) => e);
+  t.ok(refused instanceof StreamVersionConflict, 'a lone event at a stale version is refused');
+  t.equal((refused as StreamVersionConflict).actual, 2);
+  const report = await verifyChain(p.db);
+  t.equal(report.ok, true);
+  t.equal(report.checked, 4);
+  t.equal(report.headHash, again[0]!.hash);
+});
