@@ -265,5 +265,7 @@ try {
   }
 } finally {
   await platform.close();
-  await database.drop();
+  // BENCH_KEEP=1 leaves the database for a closer look (its URL is printed).
+  if (process.env.BENCH_KEEP) console.log(`kept ${database.url}`);
+  else await database.drop();
 }

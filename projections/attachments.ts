@@ -1,5 +1,6 @@
 import type { Trx } from '../src/projections-api.js';
 import { pathIdOfUploadPath } from '../src/read/attachments.js';
+import { runPrepared } from '../src/db/prepared.js';
 import { defineProjection } from './define.js';
 
 /** Links a message to the realm's uploads its content names. */
@@ -46,7 +47,7 @@ export const attachmentsProjection = defineProjection({
     MessageEdited: async (trx, d) => {
       // Only a content change (of the one edited message) changes which files it links.
       if (d.attachment_paths === null) return 'unchanged';
-      const unlinked = await trx.deleteFrom('attachment_messages').where('message_id', '=', d.message_id).returning('date_sent').execute();
+      const { rows: unlinked } = await runPrepared(trx, trx.deleteFrom('attachment_messages').where('message_id', '=', d.message_id).returning('date_sent'));
       if (!d.attachment_paths.some((path) => pathIdOfUploadPath(path) !== null)) return unlinked.length === 0 ? 'unchanged' : undefined;
       let dateSentMs = unlinked[0] ? Number(unlinked[0].date_sent) : undefined;
       if (dateSentMs === undefined) {

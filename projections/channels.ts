@@ -1,3 +1,4 @@
+import { runPrepared } from '../src/db/prepared.js';
 import { defineProjection } from './define.js';
 import { foldFirstMessageIds } from './messages-bulk.js';
 import { streamRowFromCreated } from '../src/read/channels.js';
@@ -37,7 +38,7 @@ export const channelsProjection = defineProjection({
       await trx.updateTable('subscriptions').set({ active: false }).where('stream_id', '=', d.stream_id).execute();
     },
     UserSubscribed: async (trx, d, e) => {
-      await trx
+      await runPrepared(trx, trx
         .insertInto('subscriptions')
         .values({
           user_id: d.user_id,
@@ -54,11 +55,10 @@ export const channelsProjection = defineProjection({
           version: e.stream_version,
         })
         // A returning subscriber keeps the colour and settings of the earlier subscription.
-        .onConflict((oc) => oc.columns(['user_id', 'stream_id']).doUpdateSet({ active: true, version: e.stream_version }))
-        .execute();
+        .onConflict((oc) => oc.columns(['user_id', 'stream_id']).doUpdateSet({ active: true, version: e.stream_version })));
     },
     UserUnsubscribed: async (trx, d, e) => {
-      await trx.updateTable('subscriptions').set({ active: false, version: e.stream_version }).where('user_id', '=', d.user_id).where('stream_id', '=', d.stream_id).execute();
+      await runPrepared(trx, trx.updateTable('subscriptions').set({ active: false, version: e.stream_version }).where('user_id', '=', d.user_id).where('stream_id', '=', d.stream_id));
     },
     SubscriptionPropertyChanged: async (trx, d, e) => {
       await trx

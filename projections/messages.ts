@@ -3,24 +3,22 @@ import type { Trx } from '../src/projections-api.js';
 import type { DataOf } from '../src/domain/events.js';
 import { FlagBit } from '../src/domain/messages/flags.js';
 import { receivedSql } from '../src/read/narrow.js';
+import { runPrepared } from '../src/db/prepared.js';
 import { defineProjection } from './define.js';
 import { foldMessagesSent, foldReactionsAdded, sentMessageFlags } from './messages-bulk.js';
 
+/** Sets `set` and clears `clear` on the user's rows of `messageIds` (ids are parameters: one statement text, prepared). */
 async function setBits(trx: Trx, userId: number, messageIds: number[], set: number, clear = 0): Promise<void> {
   if (messageIds.length === 0) return;
   for (let i = 0; i < messageIds.length; i += 1000) {
     const ids = messageIds.slice(i, i + 1000);
     if (set !== 0) {
       // Every row written keeps the `set` bits, so none is left empty.
-      await trx
-        .insertInto('message_flags')
-        .values(ids.map((message_id) => ({ user_id: userId, message_id, flags: set })))
-        .onConflict((oc) =>
-          oc.columns(['user_id', 'message_id']).doUpdateSet({ flags: sql`(message_flags.flags & ${~clear}) | ${set}` as never }),
-        )
-        .execute();
+      await runPrepared(trx, sql`INSERT INTO message_flags (user_id, message_id, flags)
+        SELECT DISTINCT ${userId}::int, id, ${set}::int FROM unnest(${ids}::int[]) AS id
+        ON CONFLICT (user_id, message_id) DO UPDATE SET flags = (message_flags.flags & ${~clear}::int) | ${set}::int`);
     } else if (clear !== 0) {
-      const rows = sql`user_id = ${userId} AND message_id IN (${sql.join(ids)})`;
+      const rows = sql`user_id = ${userId} AND message_id = ANY(${ids}::int[])`;
       await clearFlagBits(trx, clear, rows, rows);
     }
   }
@@ -31,20 +29,27 @@ async function setBits(trx: Trx, userId: number, messageIds: number[], set: numb
  * at all, in one statement: the DELETE takes exactly the rows the UPDATE does not touch.
  */
 async function clearFlagBits(trx: Trx, bits: number, scope: RawBuilder<unknown>, emptyScope: RawBuilder<unknown>): Promise<void> {
-  await sql`WITH emptied AS (
+  await runPrepared(trx, sql`WITH emptied AS (
       DELETE FROM message_flags
-      WHERE (${emptyScope}) AND (flags = 0 OR ((${scope}) AND (flags & ${bits}) <> 0 AND (flags & ${~bits}) = 0))
+      WHERE (${emptyScope}) AND (flags = 0 OR ((${scope}) AND (flags & ${bits}::int) <> 0 AND (flags & ${~bits}::int) = 0))
     )
-    UPDATE message_flags SET flags = flags & ${~bits}
-    WHERE (${scope}) AND (flags & ${bits}) <> 0 AND NOT ((${emptyScope}) AND (flags & ${~bits}) = 0)`.execute(trx);
+    UPDATE message_flags SET flags = flags & ${~bits}::int
+    WHERE (${scope}) AND (flags & ${bits}::int) <> 0 AND NOT ((${emptyScope}) AND (flags & ${~bits}::int) = 0)`);
 }
 
 async function lastMessageId(trx: Trx): Promise<number> {
-  const row = await trx.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirst();
-  return Number(row?.m ?? 0);
+  const { rows } = await runPrepared(trx, trx.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')));
+  return Number(rows[0]?.m ?? 0);
 }
 
 const COMPACTION_WINDOW = 10_000;
+
+async function moveWatermark(trx: Trx, userId: number, readThrough: number): Promise<void> {
+  await runPrepared(trx, trx
+    .insertInto('message_read_state')
+    .values({ user_id: userId, read_through: readThrough })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ read_through: sql`GREATEST(message_read_state.read_through, excluded.read_through)` as never })));
+}
 
 /**
  * Keeps READ exceptions from piling up: when every received message up to `upTo` is read, the
@@ -61,21 +66,17 @@ async function compactReadState(trx: Trx, userId: number, upTo: number, markRead
       SELECT DISTINCT ${userId}::int, id, ${FlagBit.READ}::int FROM unnest(${markRead}::int[]) AS id
       ON CONFLICT (user_id, message_id) DO UPDATE SET flags = (message_flags.flags & ${~FlagBit.UNREAD}) | ${FlagBit.READ}),`;
   const notMarked = markRead.length === 0 ? sql`` : sql`AND m.id <> ALL(${markRead}::int[])`;
-  const { rows } = await sql<{ from_id: number; unread: boolean }>`
+  const { rows } = await runPrepared(trx, sql<{ from_id: number; unread: boolean }>`
     WITH ${marking} st AS (SELECT COALESCE((SELECT read_through FROM message_read_state WHERE user_id = ${userId}), 0) AS from_id)
     SELECT st.from_id, EXISTS (
       SELECT 1 FROM messages m
       WHERE ${upTo} > st.from_id AND ${upTo} - st.from_id <= ${COMPACTION_WINDOW}
         AND m.id > st.from_id AND m.id <= ${upTo} ${notMarked} AND ${receivedSql(userId)}
         AND (${flags} & ${FlagBit.UNREAD} <> 0 OR ${flags} & ${FlagBit.READ} = 0)
-    ) AS unread FROM st`.execute(trx);
+    ) AS unread FROM st`);
   const from = Number(rows[0]!.from_id);
   if (upTo <= from || upTo - from > COMPACTION_WINDOW || rows[0]!.unread) return;
-  await trx
-    .insertInto('message_read_state')
-    .values({ user_id: userId, read_through: upTo })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ read_through: sql`GREATEST(message_read_state.read_through, excluded.read_through)` as never }))
-    .execute();
+  await moveWatermark(trx, userId, upTo);
   // Only the READ bits the watermark passed now: the rows below the old one were visited when it
   // got there (a READ bit set there since is redundant and left), and a user's rows below it grow
   // with their whole history.
@@ -174,8 +175,8 @@ async function editInPlace(trx: Trx, d: MessageEditedData, version: number): Pro
     edit_history: sql`jsonb_build_array(${JSON.stringify(historyEntry(d, d.content !== null))}::jsonb) || COALESCE(edit_history, '[]'::jsonb)`,
     ...(d.content !== null ? contentColumns(d) : {}),
   };
-  const updated = await trx.updateTable('messages').set(set as never).where('id', '=', d.message_id).returning('id').executeTakeFirst();
-  return updated !== undefined;
+  const { rows } = await runPrepared(trx, trx.updateTable('messages').set(set as never).where('id', '=', d.message_id).returning('id'));
+  return rows.length > 0;
 }
 
 /** Any other edit: topic and channel moves, of one message or many. False when the edited message is gone. */
@@ -268,27 +269,23 @@ export const messagesProjection = defineProjection({
     },
     // Reactions and the message's version are different tables: one statement each.
     ReactionAdded: async (trx, d, e) => {
-      await sql`WITH added AS (
+      await runPrepared(trx, sql`WITH added AS (
           INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type, position)
           VALUES (${d.message_id}, ${d.user_id}, ${d.emoji_name}, ${d.emoji_code}, ${d.reaction_type}, ${e.position})
           ON CONFLICT DO NOTHING
         )
-        UPDATE messages SET version = ${e.stream_version} WHERE id = ${d.message_id}`.execute(trx);
+        UPDATE messages SET version = ${e.stream_version} WHERE id = ${d.message_id}`);
     },
     ReactionRemoved: async (trx, d, e) => {
-      await sql`WITH removed AS (
+      await runPrepared(trx, sql`WITH removed AS (
           DELETE FROM reactions
           WHERE message_id = ${d.message_id} AND user_id = ${d.user_id} AND reaction_type = ${d.reaction_type} AND emoji_code = ${d.emoji_code}
         )
-        UPDATE messages SET version = ${e.stream_version} WHERE id = ${d.message_id}`.execute(trx);
+        UPDATE messages SET version = ${e.stream_version} WHERE id = ${d.message_id}`);
     },
     MessageFlagsChanged: async (trx, d) => {
       if (d.read_through !== null) {
-        await trx
-          .insertInto('message_read_state')
-          .values({ user_id: d.user_id, read_through: d.read_through })
-          .onConflict((oc) => oc.column('user_id').doUpdateSet({ read_through: sql`GREATEST(message_read_state.read_through, excluded.read_through)` as never }))
-          .execute();
+        await moveWatermark(trx, d.user_id, d.read_through);
         // Below the watermark, read/unread exceptions are void.
         await clearFlagBits(trx, FlagBit.READ | FlagBit.UNREAD, sql`user_id = ${d.user_id} AND message_id <= ${d.read_through}`, sql`user_id = ${d.user_id}`);
         const extra = d.message_ids.filter((id) => id > d.read_through!);
@@ -316,27 +313,24 @@ export const messagesProjection = defineProjection({
         .execute();
     },
     UserSubscribed: async (trx, d) => {
-      const open = await trx
+      const open = await runPrepared(trx, trx
         .selectFrom('message_reception_spans')
         .select('from_id')
         .where('user_id', '=', d.user_id)
         .where('stream_id', '=', d.stream_id)
-        .where('to_id', 'is', null)
-        .executeTakeFirst();
-      if (open) return;
-      await trx
+        .where('to_id', 'is', null));
+      if (open.rows.length > 0) return;
+      await runPrepared(trx, trx
         .insertInto('message_reception_spans')
-        .values({ user_id: d.user_id, stream_id: d.stream_id, from_id: (await lastMessageId(trx)) + 1, to_id: null })
-        .execute();
+        .values({ user_id: d.user_id, stream_id: d.stream_id, from_id: (await lastMessageId(trx)) + 1, to_id: null }));
     },
     UserUnsubscribed: async (trx, d) => {
-      await trx
+      await runPrepared(trx, trx
         .updateTable('message_reception_spans')
         .set({ to_id: await lastMessageId(trx) })
         .where('user_id', '=', d.user_id)
         .where('stream_id', '=', d.stream_id)
-        .where('to_id', 'is', null)
-        .execute();
+        .where('to_id', 'is', null));
     },
     StreamArchived: async (trx, d) => {
       await trx

@@ -6,11 +6,24 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { Database } from './schema.js';
 import { PGlitePool } from './pglite-pool.js';
+import { PREPARED_MARK, preparedName } from './prepared.js';
 
 // int8 columns (positions, ids) stay well inside 2^53; read them as numbers on both backends.
 pg.types.setTypeParser(20, (v) => Number(v));
 
 export type Db = Kysely<Database>;
+
+/** A connection that runs statements marked by runPrepared as named (prepared) statements. */
+class PreparingClient extends pg.Client {
+  // pg's overloads; kysely calls query(text, values).
+  override query(...args: any[]): any {
+    const [text, values] = args;
+    if (typeof text === 'string' && text.startsWith(PREPARED_MARK) && (values === undefined || Array.isArray(values))) {
+      return super.query({ name: preparedName(text), text, values });
+    }
+    return (super.query as (...a: unknown[]) => unknown)(...args);
+  }
+}
 
 export interface DatabaseHandle {
   db: Db;
@@ -36,7 +49,7 @@ export interface DatabaseOptions {
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20 });
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20, Client: PreparingClient });
     // A dropped connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     // The pool only listens on idle clients: a checked-out one (a worker's long-held connection)
