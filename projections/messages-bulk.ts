@@ -8,10 +8,11 @@ import type { DataOf } from '../src/domain/events.js';
  * Bulk folds of the messages projection (see define.ts): a run of events written with a few
  * set-based statements instead of a few statements per event. Each must leave the tables exactly
  * as the one-event handlers in messages.ts do; test/projections/bulk-fold.test.ts compares them.
- * Rows travel as one jsonb parameter, so a run of any length fits in one statement.
+ * Rows travel as one json parameter (json_to_recordset reads it without building jsonb first), so a
+ * run of any length fits in one statement.
  */
 
-/** Messages per statement: bounds the size of its jsonb parameters. */
+/** Messages per statement: bounds the size of its json parameters. */
 const CHUNK = 2_000;
 
 function chunks<T>(items: readonly T[]): T[][] {
@@ -62,21 +63,21 @@ async function foldMessagesSentPart(trx: Trx, run: ReadonlyArray<RunEvent<'Messa
   // Message ids are distinct within a run, so no (user, message) pair comes twice in one statement.
   await sql`WITH rec AS (
       INSERT INTO message_recipients (id, key)
-      SELECT r.id, r.key FROM jsonb_to_recordset(${JSON.stringify(recipients)}::jsonb) AS r(id int, key text, n int)
+      SELECT r.id, r.key FROM json_to_recordset(${JSON.stringify(recipients)}::json) AS r(id int, key text, n int)
       ORDER BY r.n ON CONFLICT DO NOTHING),
     fl AS (
       INSERT INTO message_flags (user_id, message_id, flags)
-      SELECT u, m, f FROM jsonb_to_recordset(${JSON.stringify(flags)}::jsonb) AS x(u int, m int, f int)
+      SELECT u, m, f FROM json_to_recordset(${JSON.stringify(flags)}::json) AS x(u int, m int, f int)
       ON CONFLICT (user_id, message_id) DO UPDATE SET flags = excluded.flags),
     dm AS (
       INSERT INTO message_dm_recipients (user_id, message_id)
-      SELECT u, m FROM jsonb_to_recordset(${JSON.stringify(dms)}::jsonb) AS x(u int, m int)
+      SELECT u, m FROM json_to_recordset(${JSON.stringify(dms)}::json) AS x(u int, m int)
       ON CONFLICT DO NOTHING)
     INSERT INTO messages (id, realm_id, stream_id, topic, sender_id, date_sent, content, rendered_content, recipient_id, dm_key, client,
         is_me_message, has_link, has_image, has_attachment, stream_wildcard, topic_wildcard, last_edit_timestamp, edit_history, version)
       SELECT id, realm_id, stream_id, topic, sender_id, date_sent, content, rendered_content, recipient_id, dm_key, client,
         is_me_message, has_link, has_image, has_attachment, stream_wildcard, topic_wildcard, NULL, NULL, version
-      FROM jsonb_to_recordset(${JSON.stringify(messages)}::jsonb) AS x(id int, realm_id int, stream_id int, topic text, sender_id int,
+      FROM json_to_recordset(${JSON.stringify(messages)}::json) AS x(id int, realm_id int, stream_id int, topic text, sender_id int,
         date_sent int8, content text, rendered_content text, recipient_id int, dm_key text, client text, is_me_message bool,
         has_link bool, has_image bool, has_attachment bool, stream_wildcard bool, topic_wildcard bool, version int)`.execute(trx);
 }
@@ -91,7 +92,7 @@ export async function foldFirstMessageIds(trx: Trx, run: ReadonlyArray<RunEvent<
   if (first.size === 0) return 'unchanged';
   const rows = [...first].map(([s, m]) => ({ s, m }));
   const result = await sql`UPDATE streams SET first_message_id = x.m
-    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(s int, m int)
+    FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(s int, m int)
     WHERE streams.id = x.s AND (streams.first_message_id IS NULL OR streams.first_message_id > x.m)`.execute(trx);
   return (result.numAffectedRows ?? 0n) > 0n ? undefined : 'unchanged';
 }
@@ -106,7 +107,7 @@ export async function foldReactionsAdded(trx: Trx, run: ReadonlyArray<RunEvent<'
       m: d.message_id, u: d.user_id, n: d.emoji_name, c: d.emoji_code, t: d.reaction_type, p: e.position, v: e.stream_version,
     }));
     await sql`WITH x AS (
-        SELECT * FROM jsonb_to_recordset(${JSON.stringify(reactions)}::jsonb) AS x(m int, u int, n text, c text, t text, p int8, v int)),
+        SELECT * FROM json_to_recordset(${JSON.stringify(reactions)}::json) AS x(m int, u int, n text, c text, t text, p int8, v int)),
       added AS (
         INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type, position)
         SELECT m, u, n, c, t, p FROM x ORDER BY p

@@ -43,7 +43,7 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
   if (options.inMemory) await rememberMemoryTemplate(database);
   const store = new EventStore(db, database.namedQuery);
   const bus: Bus = config.natsUrl ? new NatsBus(config.natsUrl, config.natsStream) : new InProcessBus();
-  const projections = new ProjectionRunner(db, store, options.projections, bus);
+  const projections = new ProjectionRunner(db, store, options.projections, bus, { readAhead: database.kind === 'postgres' });
   const commands = new CommandRunner(db, store, projections);
   let relay: NatsRelay | undefined;
   if (options.startWorkers !== false) {

@@ -33,6 +33,13 @@ const BATCH = 1_000;
 const REBUILD_PAGE = 20_000;
 const SAFETY_INTERVAL_MS = 5_000;
 
+/** `limit` events of the log after `after` (fewer at its end), read in advance. */
+interface LogPage {
+  after: number;
+  limit: number;
+  events: StoredEvent[];
+}
+
 interface BatchResult {
   from: number;
   reached: number;
@@ -81,11 +88,16 @@ export class ProjectionRunner {
   /** Events each projection has folded in this process (committed batches only); for /metrics. */
   readonly appliedEvents = new Map<string, number>();
 
+  /**
+   * `readAhead`: the pool has connections besides the one a rebuild holds (not so on the embedded
+   * database), so a rebuild reads the next page of the log on another while it folds the current one.
+   */
   constructor(
     private readonly db: Db,
     private readonly store: EventStore,
     private readonly projections: readonly Projection[],
     private readonly bus: Bus,
+    private readonly options: { readAhead?: boolean } = {},
   ) {}
 
   get projectedPosition(): number {
@@ -260,7 +272,7 @@ export class ProjectionRunner {
    * them; the checkpoint update, made before folding, proves the guess (all rows still there) or
    * throws StaleCheckpoints before anything is folded on a wrong start.
    */
-  async applyBatchInTransaction(trx: Trx, limit: number, guess?: number): Promise<BatchResult> {
+  async applyBatchInTransaction(trx: Trx, limit: number, guess?: number, page?: LogPage): Promise<BatchResult> {
     const applied = new Map<string, number>();
     const changed = new Set<string>();
     if (this.projections.length === 0) {
@@ -271,7 +283,8 @@ export class ProjectionRunner {
     const checkpoints = guess === undefined ? await this.readCheckpoints(trx) : new Map(names.map((name) => [name, guess]));
     const from = Math.min(...names.map((name) => checkpoints.get(name) ?? 0));
     // Memory only on the live path (a guess): a pass that read the checkpoints reads the log.
-    const events = guess === undefined ? await this.store.readAll(from, limit, trx) : await this.store.readNext(from, limit, trx);
+    const events = page?.after === from && page.limit === limit ? page.events
+      : guess === undefined ? await this.store.readAll(from, limit, trx) : await this.store.readNext(from, limit, trx);
     const reached = events.length > 0 ? events[events.length - 1]!.position : from;
     // The checkpoints move before the fold: a wrong guess must stop the pass before it folds events
     // another process already folded (a unique key would fail first and hide the cause).
@@ -315,8 +328,19 @@ export class ProjectionRunner {
           .onConflict((oc) => oc.column('name').doUpdateSet({ position: 0, version: projection.version }))
           .execute();
       }
+      // The log's committed events never change, so a page read outside this transaction is the
+      // same page; reading it meanwhile keeps the database's second core busy.
+      const readPage = (after: number): Promise<LogPage> => {
+        const page = this.store.readAll(after, REBUILD_PAGE).then((events) => ({ after, limit: REBUILD_PAGE, events }));
+        page.catch(() => undefined); // awaited by the next round, unless this one fails first
+        return page;
+      };
+      let ahead = this.options.readAhead ? readPage(0) : undefined;
       for (;;) {
-        const batch = await this.applyBatchInTransaction(trx, REBUILD_PAGE);
+        const page = await ahead;
+        if (page && page.events.length === REBUILD_PAGE) ahead = readPage(page.events[page.events.length - 1]!.position);
+        else ahead = undefined;
+        const batch = await this.applyBatchInTransaction(trx, REBUILD_PAGE, undefined, page);
         reached = batch.reached;
         for (const [name, n] of batch.applied) applied.set(name, (applied.get(name) ?? 0) + n);
         onProgress?.(reached);
