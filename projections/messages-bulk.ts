@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Trx } from '../src/projections-api.js';
 import { FlagBit } from '../src/domain/messages/flags.js';
 import type { RunEvent } from './define.js';
+import { runPrepared } from '../src/db/prepared.js';
 import type { DataOf } from '../src/domain/events.js';
 
 /**
@@ -61,7 +62,7 @@ async function foldMessagesSentPart(trx: Trx, run: ReadonlyArray<RunEvent<'Messa
     });
   }
   // Message ids are distinct within a run, so no (user, message) pair comes twice in one statement.
-  await sql`WITH rec AS (
+  await runPrepared(trx, sql`WITH rec AS (
       INSERT INTO message_recipients (id, key)
       SELECT r.id, r.key FROM json_to_recordset(${JSON.stringify(recipients)}::json) AS r(id int, key text, n int)
       ORDER BY r.n ON CONFLICT DO NOTHING),
@@ -79,7 +80,7 @@ async function foldMessagesSentPart(trx: Trx, run: ReadonlyArray<RunEvent<'Messa
         is_me_message, has_link, has_image, has_attachment, stream_wildcard, topic_wildcard, NULL, NULL, version
       FROM json_to_recordset(${JSON.stringify(messages)}::json) AS x(id int, realm_id int, stream_id int, topic text, sender_id int,
         date_sent int8, content text, rendered_content text, recipient_id int, dm_key text, client text, is_me_message bool,
-        has_link bool, has_image bool, has_attachment bool, stream_wildcard bool, topic_wildcard bool, version int)`.execute(trx);
+        has_link bool, has_image bool, has_attachment bool, stream_wildcard bool, topic_wildcard bool, version int)`);
 }
 
 /** The one-event channels fold of MessageSent, for a run: each channel's first message id. */
@@ -91,9 +92,9 @@ export async function foldFirstMessageIds(trx: Trx, run: ReadonlyArray<RunEvent<
   }
   if (first.size === 0) return 'unchanged';
   const rows = [...first].map(([s, m]) => ({ s, m }));
-  const result = await sql`UPDATE streams SET first_message_id = x.m
+  const result = await runPrepared(trx, sql`UPDATE streams SET first_message_id = x.m
     FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(s int, m int)
-    WHERE streams.id = x.s AND (streams.first_message_id IS NULL OR streams.first_message_id > x.m)`.execute(trx);
+    WHERE streams.id = x.s AND (streams.first_message_id IS NULL OR streams.first_message_id > x.m)`);
   return (result.numAffectedRows ?? 0n) > 0n ? undefined : 'unchanged';
 }
 
