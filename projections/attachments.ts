@@ -29,6 +29,8 @@ export const attachmentsProjection = defineProjection({
   },
   // An edit relinks its own message's uploads (and reads that message's date_sent).
   messagesTouched: { MessageEdited: (d) => d.message_id },
+  // Its edit fold reads only the message's date_sent, which no fold of a reaction or flag change writes.
+  commutingGroups: [['MessageEdited']],
   handlers: {
     AttachmentUploaded: async (trx, d) => {
       await trx

@@ -35,12 +35,20 @@ export function defineProjection(spec: {
   handlers: Handlers;
   bulk?: BulkHandlers;
   messagesTouched?: MessagesTouched;
+  /** See Projection.commutingGroups; the types of a group that has bulk handlers share one. */
+  commutingGroups?: DomainEventType[][];
 }): Projection {
   const handlers = spec.handlers as Record<string, (trx: Trx, data: unknown, event: StoredEvent) => Promise<HandlerResult>>;
   const bulk = (spec.bulk ?? {}) as Record<string, (trx: Trx, run: ReadonlyArray<RunEvent<DomainEventType>>) => Promise<HandlerResult>>;
   const touched = (spec.messagesTouched ?? {}) as Record<string, (data: unknown) => number | undefined>;
   for (const type of Object.keys(bulk)) if (!handlers[type]) throw new Error(`${spec.name}: bulk handler for ${type} without a handler`);
   for (const type of Object.keys(touched)) if (!handlers[type]) throw new Error(`${spec.name}: messagesTouched for ${type} without a handler`);
+  for (const group of spec.commutingGroups ?? []) {
+    for (const type of group) if (!touched[type]) throw new Error(`${spec.name}: ${type} in a commuting group without messagesTouched`);
+    // A run may mix the types of a group: they must all fold in the same bulk handler, or none in bulk.
+    const folds = new Set(group.map((type) => bulk[type]));
+    if (folds.size !== 1) throw new Error(`${spec.name}: the types of a commuting group need one shared bulk handler or none`);
+  }
   return {
     name: spec.name,
     version: spec.version,
@@ -55,5 +63,6 @@ export function defineProjection(spec: {
       return (await bulk[type]!(trx, run)) !== 'unchanged';
     },
     messagesTouched: (event) => touched[event.type]?.(event.data),
+    commutingGroups: (spec.commutingGroups ?? []).map((group) => new Set(group)),
   };
 }

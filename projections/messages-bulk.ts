@@ -99,22 +99,44 @@ export async function foldFirstMessageIds(trx: Trx, run: ReadonlyArray<RunEvent<
 }
 
 /**
- * ReactionAdded for a run: the reactions in log order (a repeat of one reaction keeps the first, as
- * ON CONFLICT DO NOTHING does event by event) and each message's version from its last event.
+ * A run of ReactionAdded and ReactionRemoved in log order, as the one-event folds leave it: a
+ * reaction removed in the run is deleted, then the first add after its last removal (if any) goes
+ * in; a reaction only added in the run is inserted by its first add unless it is already there (ON
+ * CONFLICT DO NOTHING, as event by event). Each message's version becomes its highest in the run.
  */
-export async function foldReactionsAdded(trx: Trx, run: ReadonlyArray<RunEvent<'ReactionAdded'>>): Promise<void> {
+type ReactionEvent = RunEvent<'ReactionAdded'> | RunEvent<'ReactionRemoved'>;
+
+export async function foldReactions(trx: Trx, run: readonly ReactionEvent[]): Promise<void> {
   for (const part of chunks(run)) {
-    const reactions = part.map(({ data: d, event: e }) => ({
-      m: d.message_id, u: d.user_id, n: d.emoji_name, c: d.emoji_code, t: d.reaction_type, p: e.position, v: e.stream_version,
+    const removed = new Map<string, { m: number; u: number; c: string; t: string }>();
+    const adds = new Map<string, ReactionEvent>();
+    const versions = new Map<number, number>();
+    for (const item of part) {
+      const { data: d, event: e } = item;
+      const key = JSON.stringify([d.message_id, d.user_id, d.reaction_type, d.emoji_code]);
+      if (e.type === 'ReactionRemoved') {
+        removed.set(key, { m: d.message_id, u: d.user_id, c: d.emoji_code, t: d.reaction_type });
+        adds.delete(key);
+      } else if (!adds.has(key)) adds.set(key, item);
+      versions.set(d.message_id, Math.max(versions.get(d.message_id) ?? 0, e.stream_version));
+    }
+    // The removals first, in a statement of their own: an insert in the same statement would still
+    // see the rows they delete and skip its own.
+    if (removed.size > 0) {
+      await sql`DELETE FROM reactions USING json_to_recordset(${JSON.stringify([...removed.values()])}::json) AS x(m int, u int, c text, t text)
+        WHERE reactions.message_id = x.m AND reactions.user_id = x.u AND reactions.reaction_type = x.t AND reactions.emoji_code = x.c`.execute(trx);
+    }
+    const reactions = [...adds.values()].map(({ data: d, event: e }) => ({
+      m: d.message_id, u: d.user_id, n: d.emoji_name, c: d.emoji_code, t: d.reaction_type, p: e.position,
     }));
-    await sql`WITH x AS (
-        SELECT * FROM json_to_recordset(${JSON.stringify(reactions)}::json) AS x(m int, u int, n text, c text, t text, p int8, v int)),
-      added AS (
+    const last = [...versions].map(([m, v]) => ({ m, v }));
+    await sql`WITH added AS (
         INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type, position)
-        SELECT m, u, n, c, t, p FROM x ORDER BY p
+        SELECT m, u, n, c, t, p FROM json_to_recordset(${JSON.stringify(reactions)}::json) AS x(m int, u int, n text, c text, t text, p int8)
+        ORDER BY p
         ON CONFLICT DO NOTHING)
-      UPDATE messages SET version = last.v
-      FROM (SELECT DISTINCT ON (m) m, v FROM x ORDER BY m, p DESC) AS last
+      UPDATE messages SET version = GREATEST(messages.version, last.v)
+      FROM json_to_recordset(${JSON.stringify(last)}::json) AS last(m int, v int)
       WHERE messages.id = last.m`.execute(trx);
   }
 }

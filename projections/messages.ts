@@ -5,7 +5,7 @@ import { FlagBit } from '../src/domain/messages/flags.js';
 import { receivedSql } from '../src/read/narrow.js';
 import { runPrepared } from '../src/db/prepared.js';
 import { defineProjection } from './define.js';
-import { foldMessagesSent, foldReactionsAdded, sentMessageFlags } from './messages-bulk.js';
+import { foldMessagesSent, foldReactions, sentMessageFlags } from './messages-bulk.js';
 
 /** Sets `set` and clears `clear` on the user's rows of `messageIds` (ids are parameters: one statement text, prepared). */
 async function setBits(trx: Trx, userId: number, messageIds: number[], set: number, clear = 0): Promise<void> {
@@ -171,7 +171,7 @@ function editsInPlace(d: MessageEditedData): boolean {
 async function editInPlace(trx: Trx, d: MessageEditedData, version: number): Promise<boolean> {
   const set: Record<string, unknown> = {
     last_edit_timestamp: d.edit_timestamp,
-    version,
+    version: sql`GREATEST(version, ${version}::int)`,
     edit_history: sql`jsonb_build_array(${JSON.stringify(historyEntry(d, d.content !== null))}::jsonb) || COALESCE(edit_history, '[]'::jsonb)`,
     ...(d.content !== null ? contentColumns(d) : {}),
   };
@@ -203,7 +203,7 @@ async function editAndMove(trx: Trx, d: MessageEditedData, version: number): Pro
       set.recipient_id = sql`COALESCE((SELECT id FROM message_recipients WHERE key = ${`stream:${d.new_stream_id}`}), recipient_id)`;
     }
     set.edit_history = JSON.stringify([entry, ...((row.edit_history as Array<Record<string, unknown>> | null) ?? [])]);
-    if (id === d.message_id) set.version = version;
+    if (id === d.message_id) set.version = sql`GREATEST(version, ${version}::int)`;
     await trx.updateTable('messages').set(set as never).where('id', '=', id).execute();
   }
   return true;
@@ -215,7 +215,12 @@ export const messagesProjection = defineProjection({
   tables: ['messages', 'message_recipients', 'message_dm_recipients', 'message_reception_spans', 'message_moved_receptions', 'message_flags', 'message_read_state', 'reactions'],
   // Narrows and search; every fold finds messages by id.
   queryIndexes: ['messages_search_idx', 'messages_stream_topic_idx', 'messages_stream_idx', 'messages_sender_idx', 'messages_dm_idx', 'messages_realm_idx'],
-  bulk: { MessageSent: foldMessagesSent, ReactionAdded: foldReactionsAdded },
+  bulk: { MessageSent: foldMessagesSent, ReactionAdded: foldReactions, ReactionRemoved: foldReactions },
+  // Reactions write reactions and messages.version; flag changes write the READ/UNREAD/STARRED/
+  // COLLAPSED bits and the watermark, reading only messages' recipients; in-place edits write
+  // content, history and the MENTIONED/TOPIC_WILDCARD bits. Bits are independent and a row goes
+  // exactly when its last bit does, and versions only grow (GREATEST), so the groups commute.
+  commutingGroups: [['ReactionAdded', 'ReactionRemoved'], ['MessageFlagsChanged'], ['MessageEdited']],
   // What each of these folds reads and writes is keyed by the message ids below (the flag folds' read
   // compaction looks no further than the highest id changed); moves and everything else may not be.
   messagesTouched: {
@@ -274,14 +279,14 @@ export const messagesProjection = defineProjection({
           VALUES (${d.message_id}, ${d.user_id}, ${d.emoji_name}, ${d.emoji_code}, ${d.reaction_type}, ${e.position})
           ON CONFLICT DO NOTHING
         )
-        UPDATE messages SET version = ${e.stream_version} WHERE id = ${d.message_id}`);
+        UPDATE messages SET version = GREATEST(version, ${e.stream_version}::int) WHERE id = ${d.message_id}`);
     },
     ReactionRemoved: async (trx, d, e) => {
       await runPrepared(trx, sql`WITH removed AS (
           DELETE FROM reactions
           WHERE message_id = ${d.message_id} AND user_id = ${d.user_id} AND reaction_type = ${d.reaction_type} AND emoji_code = ${d.emoji_code}
         )
-        UPDATE messages SET version = ${e.stream_version} WHERE id = ${d.message_id}`);
+        UPDATE messages SET version = GREATEST(version, ${e.stream_version}::int) WHERE id = ${d.message_id}`);
     },
     MessageFlagsChanged: async (trx, d) => {
       if (d.read_through !== null) {

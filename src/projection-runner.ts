@@ -492,25 +492,28 @@ async function foldEvents(
 ): Promise<void> {
   const count = (name: string, n: number) => applied.set(name, (applied.get(name) ?? 0) + n);
   const ordered = sendsFirst(projections, events);
+  const groups = commutingGroupKeys(projections);
+  const runKey = (type: string) => groups.get(type) ?? type;
   for (let i = 0; i < ordered.length;) {
-    const type = ordered[i]!.type;
+    const key = runKey(ordered[i]!.type);
     let end = i + 1;
-    while (end < ordered.length && ordered[end]!.type === type) end++;
-    const folders = projections.filter((p) => p.handles.has(type));
-    if (end - i > 1 && folders.length > 0 && folders.every((p) => p.bulkTypes?.has(type) && p.applyRun)) {
-      const run = ordered.slice(i, end);
+    while (end < ordered.length && runKey(ordered[end]!.type) === key) end++;
+    const run = ordered.slice(i, end);
+    const types = new Set(run.map((e) => e.type));
+    const folders = projections.filter((p) => [...types].some((type) => p.handles.has(type)));
+    const inBulk = (p: Projection) => p.applyRun !== undefined && [...types].every((type) => !p.handles.has(type) || p.bulkTypes?.has(type));
+    if (run.length > 1 && folders.length > 0 && folders.every(inBulk)) {
       for (const projection of folders) {
         const after = checkpoints.get(projection.name) ?? 0;
-        const mine = run[0]!.position > after ? run : run.filter((e) => e.position > after);
+        const mine = run.filter((e) => e.position > after && projection.handles.has(e.type));
         if (mine.length === 0) continue;
         if ((await projection.applyRun!(trx, mine)) !== false) changed.add(projection.name);
         count(projection.name, mine.length);
       }
     } else {
-      for (let k = i; k < end; k++) {
-        const event = ordered[k]!;
+      for (const event of run) {
         for (const projection of folders) {
-          if (event.position <= (checkpoints.get(projection.name) ?? 0)) continue;
+          if (!projection.handles.has(event.type) || event.position <= (checkpoints.get(projection.name) ?? 0)) continue;
           if ((await projection.apply(trx, event)) !== false) changed.add(projection.name);
           count(projection.name, 1);
         }
@@ -518,6 +521,39 @@ async function foldEvents(
     }
     i = end;
   }
+}
+
+/**
+ * Event type -> its commuting group, for the types every projection folding them puts in the same
+ * group (Projection.commutingGroups); types with no such agreement are left out.
+ */
+function commutingGroupKeys(projections: readonly Projection[]): Map<string, string> {
+  const keys = new Map<string, string>();
+  const types = new Set(projections.flatMap((p) => [...p.handles]));
+  for (const type of types) {
+    const declared = projections.filter((p) => p.handles.has(type)).map((p) => p.commutingGroups?.find((g) => g.has(type)));
+    if (declared.length === 0 || declared.some((group) => group === undefined)) continue;
+    const named = declared.map((group) => [...group!].sort().join('|'));
+    if (named.every((name) => name === named[0])) keys.set(type, named[0]!);
+  }
+  return keys;
+}
+
+/**
+ * `passed` (events a run of sends went ahead of) with the events of each commuting group gathered
+ * together, groups in the order they first appear and the log order kept within each; as it was
+ * when any event is in no group every projection folding it agrees on.
+ */
+function gatherGroups(groups: ReadonlyMap<string, string>, passed: readonly StoredEvent[]): StoredEvent[] {
+  const byGroup = new Map<string, StoredEvent[]>();
+  for (const event of passed) {
+    const key = groups.get(event.type);
+    if (key === undefined) return [...passed];
+    const list = byGroup.get(key);
+    if (list) list.push(event);
+    else byGroup.set(key, [event]);
+  }
+  return [...byGroup.values()].flat();
 }
 
 const SEND = 'MessageSent';
@@ -528,6 +564,8 @@ const SEND = 'MessageSent';
  * see it nor be seen by it. Everything else keeps its place: the events a send passes stay in
  * their order, after the sends before them, and any other event ends the gathering. Only when
  * every projection folding sends folds runs of them; otherwise the log order is returned as is.
+ * The passed events are then gathered by commuting group (gatherGroups), so that they too fold in
+ * longer runs.
  */
 export function sendsFirst(projections: readonly Projection[], events: readonly StoredEvent[]): readonly StoredEvent[] {
   const senders = projections.filter((p) => p.handles.has(SEND));
@@ -542,12 +580,13 @@ export function sendsFirst(projections: readonly Projection[], events: readonly 
     }
     return highest;
   };
+  const groups = commutingGroupKeys(projections);
   const out: StoredEvent[] = [];
   let sends: StoredEvent[] = [];
   let passed: StoredEvent[] = [];
   let passedHighest = -Infinity;
   const flush = () => {
-    out.push(...sends, ...passed);
+    out.push(...sends, ...gatherGroups(groups, passed));
     sends = [];
     passed = [];
     passedHighest = -Infinity;

@@ -33,4 +33,12 @@ export interface Projection {
    * the new message's rows and aggregates a lower message cannot change.
    */
   messagesTouched?(event: StoredEvent): number | undefined;
+  /**
+   * Groups of event types (each event bounded by messagesTouched) whose folds commute across
+   * groups: this projection's fold of an event of one group neither reads nor writes anything that
+   * any projection's fold of an event of another group writes. Between two sends the runner may then
+   * gather the events of each group together, keeping the log order within a group, and fold a
+   * group's events as one run when bulkTypes covers them (see sendsFirst and foldEvents).
+   */
+  readonly commutingGroups?: ReadonlyArray<ReadonlySet<string>>;
 }

@@ -51,6 +51,16 @@ t.test('folding the log in runs (bulk handlers) gives exactly the read tables of
       s.api('PATCH', `/messages/${earlier[3]}`, bob, { topic: `moved ${round}`, propagate_mode: 'change_one' }),
     ];
     if (round > 0) others.push(s.api('DELETE', `/messages/${ids[ids.length - 8]}/reactions`, bob, { emoji_name: 'tada' }));
+    // One reaction added, removed and added again while the sends race: the removal and the last add
+    // must come out in that order whatever the runner gathers.
+    others.push((async () => {
+      const path = `/messages/${earlier[4]}/reactions`;
+      for (const method of ['POST', 'DELETE', 'POST', 'DELETE', 'POST'] as const) {
+        const r = await s.api(method, path, alice, { emoji_name: 'octopus' });
+        if (r.status !== 200) return r;
+      }
+      return s.api('POST', `/messages/${earlier[5]}/reactions`, alice, { emoji_name: 'octopus' });
+    })());
     const [sent, done] = await Promise.all([raceSends(), Promise.all(others)]);
     for (const r of done) t.equal(r.status, 200, JSON.stringify(r.body));
     ids.push(...earlier);
@@ -83,6 +93,7 @@ t.test('folding the log in runs (bulk handlers) gives exactly the read tables of
   t.ok(runs > 0, `bulk handlers folded ${runs} runs`);
   const types = (await db.selectFrom('events').select('type').orderBy('position').execute()).map((e) => e.type);
   const sendsAfterOthers = types.filter((type, i) => type === 'MessageSent' && ['ReactionAdded', 'MessageFlagsChanged', 'MessageEdited'].includes(types[i - 1]!)).length;
+  t.ok(types.filter((type) => type === 'ReactionRemoved').length >= 6, 'the log removes reactions too');
   t.ok(sendsAfterOthers > 0, `the log has ${sendsAfterOthers} sends right after a reaction, flag change or edit`);
   const bulk = await tableChecksums(db, tables);
   t.same(bulk, single, 'in runs gives the same tables as event by event');
@@ -119,6 +130,12 @@ t.test('sendsFirst moves a send only past earlier events that touch lower messag
   t.same(order(log), positions(log), 'nor a subscription change');
   log = [react(1), send(10), react(2), event('UserCreated', { user_id: 9 }), react(3), send(11), send(12)];
   t.same(order(log), positions(log), 'events before the first send, and after a barrier, stay where they are');
+  const unreact = (id: number) => event('ReactionRemoved', { message_id: id, user_id: 1, emoji_name: 'x', emoji_code: 'x', reaction_type: 'unicode_emoji' });
+  log = [send(10), react(5), read([7]), unreact(5), edit(8, false), react(6), read([8]), send(11), edit(9, false), react(5)];
+  t.same(order(log), [0, 7, 1, 3, 5, 9, 2, 6, 4, 8].map((i) => log[i]!.position),
+    'the passed events gather by commuting group (reactions, flag changes, in-place edits), each group in log order');
+  log = [send(10), react(5), event('UserSubscribed', { user_id: 1, stream_id: 1 }), read([7]), react(6), send(11)];
+  t.same(order(log), positions(log), 'no gathering across an event outside the groups');
   const eventByEvent = allProjections.map((p) => ({ ...p, bulkTypes: new Set<string>() }));
   log = [send(10), react(5), send(11)];
   t.same(sendsFirst(eventByEvent, log).map((e) => e.position), positions(log), 'without bulk folds of sends the log order stands');
