@@ -3,7 +3,7 @@ import type { Db } from './db/database.js';
 import type { Bus } from './bus/bus.js';
 import type { EventStore } from './eventstore/event-store.js';
 import type { Projection, Trx } from './projections-api.js';
-import { buildDeferredIndexes, createShadowTables, createShadowTablesIn, deferIndexes, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
+import { analyzeGrownTables, buildDeferredIndexes, createShadowTables, createShadowTablesIn, deferIndexes, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
 import type { StoredEvent } from './eventstore/types.js';
 
 export const PROJECTION_LOCK_KEY = 7_340_002;
@@ -336,6 +336,7 @@ export class ProjectionRunner {
         return page;
       };
       let ahead = this.options.readAhead ? readPage(0) : undefined;
+      let analyzed = new Map<string, number>();
       for (;;) {
         const page = await ahead;
         if (page && page.events.length === REBUILD_PAGE) ahead = readPage(page.events[page.events.length - 1]!.position);
@@ -345,6 +346,7 @@ export class ProjectionRunner {
         for (const [name, n] of batch.applied) applied.set(name, (applied.get(name) ?? 0) + n);
         onProgress?.(reached);
         if (batch.count < REBUILD_PAGE) break;
+        analyzed = await analyzeGrownTables(trx, analyzed);
       }
       await buildDeferredIndexes(trx, deferred);
       await swapInShadowTables(trx, tables);

@@ -6,7 +6,8 @@ import { allProjections } from '../../projections/index.js';
 import { tableChecksums } from '../../src/read/checksums.js';
 import { onlineRebuildCommand } from '../../src/cli/commands.js';
 import type { OnlineRebuildReport } from '../../src/projection-runner.js';
-import { SHADOW_SCHEMA } from '../../src/online-rebuild.js';
+import { SHADOW_SCHEMA, analyzeGrownTables } from '../../src/online-rebuild.js';
+import { startTestPlatform } from '../helpers/platform.js';
 import { createPlatform } from '../../src/platform.js';
 
 const tables = allProjections.flatMap((p) => p.tables);
@@ -140,4 +141,28 @@ t.test('rebuild --online of one projection leaves the others alone', async (t) =
   await t.rejects(rebuildOnline(s, { only: ['users'] }), /another online rebuild is running/);
   await sql`DROP SCHEMA ${sql.id(SHADOW_SCHEMA)}`.execute(s.platform.db);
   t.equal((await rebuildOnline(s, { only: ['users'] })).projections[0], 'users');
+});
+
+t.test('a rebuild analyzes shadow tables as they double, so plans made mid-rebuild see their real size', async (t) => {
+  const p = await startTestPlatform(t, []);
+  await p.db.transaction().execute(async (trx) => {
+    await sql`CREATE SCHEMA ${sql.id(SHADOW_SCHEMA)}`.execute(trx);
+    await sql`CREATE TABLE ${sql.id(SHADOW_SCHEMA, 'grows')} (id int PRIMARY KEY, pad text)`.execute(trx);
+    const stats = async () => Number((await sql<{ n: number }>`SELECT reltuples::int8 AS n FROM pg_class WHERE oid = ${`${SHADOW_SCHEMA}.grows`}::regclass`.execute(trx)).rows[0]!.n);
+    const fill = (from: number, to: number) => sql`INSERT INTO ${sql.id(SHADOW_SCHEMA, 'grows')} SELECT i, repeat('x', 200) FROM generate_series(${from}::int, ${to}::int) AS i`.execute(trx);
+    await fill(1, 100);
+    let analyzed = await analyzeGrownTables(trx, new Map());
+    t.equal(analyzed.size, 0, 'a small table is left alone');
+    await fill(101, 3000);
+    analyzed = await analyzeGrownTables(trx, analyzed);
+    t.ok(analyzed.has('grows'), 'analyzed once it is big enough');
+    t.equal(await stats(), 3000, 'the planner now knows its rows');
+    await fill(3001, 4000);
+    const again = await analyzeGrownTables(trx, analyzed);
+    t.equal(again.get('grows'), analyzed.get('grows'), 'not again before it doubles');
+    await fill(4001, 7000);
+    t.ok((await analyzeGrownTables(trx, again)).get('grows')! > analyzed.get('grows')!, 'and again once it has');
+    t.equal(await stats(), 7000);
+    await sql`DROP SCHEMA ${sql.id(SHADOW_SCHEMA)} CASCADE`.execute(trx);
+  });
 });
