@@ -92,9 +92,10 @@ export async function foldFirstMessageIds(trx: Trx, run: ReadonlyArray<RunEvent<
   }
   if (first.size === 0) return 'unchanged';
   const rows = [...first].map(([s, m]) => ({ s, m }));
-  const result = await runPrepared(trx, sql`UPDATE streams SET first_message_id = x.m
+  // Not prepared: a join (see foldReactions).
+  const result = await sql`UPDATE streams SET first_message_id = x.m
     FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(s int, m int)
-    WHERE streams.id = x.s AND (streams.first_message_id IS NULL OR streams.first_message_id > x.m)`);
+    WHERE streams.id = x.s AND (streams.first_message_id IS NULL OR streams.first_message_id > x.m)`.execute(trx);
   return (result.numAffectedRows ?? 0n) > 0n ? undefined : 'unchanged';
 }
 
@@ -123,20 +124,22 @@ export async function foldReactions(trx: Trx, run: readonly ReactionEvent[]): Pr
     // The removals first, in a statement of their own: an insert in the same statement would still
     // see the rows they delete and skip its own.
     if (removed.size > 0) {
-      await runPrepared(trx, sql`DELETE FROM reactions USING json_to_recordset(${JSON.stringify([...removed.values()])}::json) AS x(m int, u int, c text, t text)
-        WHERE reactions.message_id = x.m AND reactions.user_id = x.u AND reactions.reaction_type = x.t AND reactions.emoji_code = x.c`);
+      await sql`DELETE FROM reactions USING json_to_recordset(${JSON.stringify([...removed.values()])}::json) AS x(m int, u int, c text, t text)
+        WHERE reactions.message_id = x.m AND reactions.user_id = x.u AND reactions.reaction_type = x.t AND reactions.emoji_code = x.c`.execute(trx);
     }
     const reactions = [...adds.values()].map(({ data: d, event: e }) => ({
       m: d.message_id, u: d.user_id, n: d.emoji_name, c: d.emoji_code, t: d.reaction_type, p: e.position,
     }));
     const last = [...versions].map(([m, v]) => ({ m, v }));
-    await runPrepared(trx, sql`WITH added AS (
+    // Not prepared: a join with messages, whose generic plan (made while the table was small)
+    // scanned it whole on every call.
+    await sql`WITH added AS (
         INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type, position)
         SELECT m, u, n, c, t, p FROM json_to_recordset(${JSON.stringify(reactions)}::json) AS x(m int, u int, n text, c text, t text, p int8)
         ORDER BY p
         ON CONFLICT DO NOTHING)
       UPDATE messages SET version = GREATEST(messages.version, last.v)
       FROM json_to_recordset(${JSON.stringify(last)}::json) AS last(m int, v int)
-      WHERE messages.id = last.m`);
+      WHERE messages.id = last.m`.execute(trx);
   }
 }

@@ -17,6 +17,10 @@ export function preparedName(text: string): string {
 /**
  * Runs `query` as a prepared statement. Its compiled text must not depend on the values (no
  * lists spliced into the text): each distinct text stays prepared on every connection for good.
+ * PostgreSQL soon settles on one generic plan per statement, made with the statistics of that
+ * moment: keep to statements whose plan cannot go wrong as tables grow (lookups and updates by key,
+ * inserts). A join of a parameter list with a growing table is not one: planned while the table
+ * was small, it scanned the table whole on every call.
  */
 export function runPrepared<R>(db: Kysely<any>, query: Compilable<R> | RawBuilder<R>): Promise<QueryResult<R>> {
   // A query builder compiles on its own; a raw `sql` template needs the executor.
