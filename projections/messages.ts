@@ -29,12 +29,19 @@ async function setBits(trx: Trx, userId: number, messageIds: number[], set: numb
  * at all, in one statement: the DELETE takes exactly the rows the UPDATE does not touch.
  */
 async function clearFlagBits(trx: Trx, bits: number, scope: RawBuilder<unknown>, emptyScope: RawBuilder<unknown>): Promise<void> {
-  await runPrepared(trx, sql`WITH emptied AS (
+  await runPrepared(trx, sql`WITH ${clearFlagBitsCtes(bits, scope, emptyScope)} SELECT 1`);
+}
+
+/** clearFlagBits as two CTEs (`emptied`, `cleared`), to ride along in another statement. */
+function clearFlagBitsCtes(bits: number, scope: RawBuilder<unknown>, emptyScope: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`emptied AS (
       DELETE FROM message_flags
       WHERE (${emptyScope}) AND (flags = 0 OR ((${scope}) AND (flags & ${bits}::int) <> 0 AND (flags & ${~bits}::int) = 0))
-    )
-    UPDATE message_flags SET flags = flags & ${~bits}::int
-    WHERE (${scope}) AND (flags & ${bits}::int) <> 0 AND NOT ((${emptyScope}) AND (flags & ${~bits}::int) = 0)`);
+    ),
+    cleared AS (
+      UPDATE message_flags SET flags = flags & ${~bits}::int
+      WHERE (${scope}) AND (flags & ${bits}::int) <> 0 AND NOT ((${emptyScope}) AND (flags & ${~bits}::int) = 0)
+    )`;
 }
 
 async function lastMessageId(trx: Trx): Promise<number> {
@@ -166,7 +173,9 @@ function editsInPlace(d: MessageEditedData): boolean {
 
 /**
  * An edit of one message that moves nothing: the row and its history in one statement (the new
- * entry goes in front of the history in the database). False when the message is gone.
+ * entry goes in front of the history in the database), with the clearing of the message's topic
+ * wildcard bits when the content changed (rows of a message that is gone are gone too). False when
+ * the message is gone.
  */
 async function editInPlace(trx: Trx, d: MessageEditedData, version: number): Promise<boolean> {
   const set: Record<string, unknown> = {
@@ -175,8 +184,12 @@ async function editInPlace(trx: Trx, d: MessageEditedData, version: number): Pro
     edit_history: sql`jsonb_build_array(${JSON.stringify(historyEntry(d, d.content !== null))}::jsonb) || COALESCE(edit_history, '[]'::jsonb)`,
     ...(d.content !== null ? contentColumns(d) : {}),
   };
-  const { rows } = await runPrepared(trx, trx.updateTable('messages').set(set as never).where('id', '=', d.message_id).returning('id'));
-  return rows.length > 0;
+  const edit = trx.updateTable('messages').set(set as never).where('id', '=', d.message_id).returning('id');
+  if (d.content === null) return (await runPrepared(trx, edit)).rows.length > 0;
+  const rows = sql`message_id = ${d.message_id}`;
+  const { rows: edited } = await runPrepared(trx, sql<{ id: number }>`WITH ${clearFlagBitsCtes(FlagBit.TOPIC_WILDCARD, rows, rows)},
+    edited AS (${edit}) SELECT id FROM edited`);
+  return edited.length > 0;
 }
 
 /** Any other edit: topic and channel moves, of one message or many. False when the edited message is gone. */
@@ -250,11 +263,12 @@ export const messagesProjection = defineProjection({
           ${d.has_image}, ${d.has_attachment}, ${d.stream_wildcard}, ${d.topic_wildcard}, NULL, NULL, ${e.stream_version})`.execute(trx);
     },
     MessageEdited: async (trx, d, e) => {
-      const found = editsInPlace(d) ? await editInPlace(trx, d, e.stream_version) : await editAndMove(trx, d, e.stream_version);
+      const inPlace = editsInPlace(d);
+      const found = inPlace ? await editInPlace(trx, d, e.stream_version) : await editAndMove(trx, d, e.stream_version);
       if (!found) return;
       if (d.content !== null) {
         const rows = sql`message_id = ${d.message_id}`;
-        await clearFlagBits(trx, FlagBit.TOPIC_WILDCARD, rows, rows);
+        if (!inPlace) await clearFlagBits(trx, FlagBit.TOPIC_WILDCARD, rows, rows);
         for (const id of d.topic_wildcard_user_ids ?? []) await setBits(trx, id, [d.message_id], FlagBit.TOPIC_WILDCARD);
       }
       if (d.mentioned_user_ids !== null) {
@@ -317,25 +331,16 @@ export const messagesProjection = defineProjection({
         .onConflict((oc) => oc.doNothing())
         .execute();
     },
+    // A span opens after the newest message, unless one is open already; one statement each way.
     UserSubscribed: async (trx, d) => {
-      const open = await runPrepared(trx, trx
-        .selectFrom('message_reception_spans')
-        .select('from_id')
-        .where('user_id', '=', d.user_id)
-        .where('stream_id', '=', d.stream_id)
-        .where('to_id', 'is', null));
-      if (open.rows.length > 0) return;
-      await runPrepared(trx, trx
-        .insertInto('message_reception_spans')
-        .values({ user_id: d.user_id, stream_id: d.stream_id, from_id: (await lastMessageId(trx)) + 1, to_id: null }));
+      await runPrepared(trx, sql`INSERT INTO message_reception_spans (user_id, stream_id, from_id, to_id)
+        SELECT ${d.user_id}::int, ${d.stream_id}::int, (SELECT COALESCE(max(id), 0) + 1 FROM messages), NULL
+        WHERE NOT EXISTS (SELECT 1 FROM message_reception_spans
+          WHERE user_id = ${d.user_id}::int AND stream_id = ${d.stream_id}::int AND to_id IS NULL)`);
     },
     UserUnsubscribed: async (trx, d) => {
-      await runPrepared(trx, trx
-        .updateTable('message_reception_spans')
-        .set({ to_id: await lastMessageId(trx) })
-        .where('user_id', '=', d.user_id)
-        .where('stream_id', '=', d.stream_id)
-        .where('to_id', 'is', null));
+      await runPrepared(trx, sql`UPDATE message_reception_spans SET to_id = (SELECT COALESCE(max(id), 0) FROM messages)
+        WHERE user_id = ${d.user_id}::int AND stream_id = ${d.stream_id}::int AND to_id IS NULL`);
     },
     StreamArchived: async (trx, d) => {
       await trx
