@@ -51,11 +51,12 @@ async function lastMessageId(trx: Trx): Promise<number> {
 
 const COMPACTION_WINDOW = 10_000;
 
-async function moveWatermark(trx: Trx, userId: number, readThrough: number): Promise<void> {
-  await runPrepared(trx, trx
+/** The user's read watermark moves up to `readThrough` (never down). */
+function watermarkUpsert(trx: Trx, userId: number, readThrough: number) {
+  return trx
     .insertInto('message_read_state')
     .values({ user_id: userId, read_through: readThrough })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ read_through: sql`GREATEST(message_read_state.read_through, excluded.read_through)` as never })));
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ read_through: sql`GREATEST(message_read_state.read_through, excluded.read_through)` as never }));
 }
 
 /**
@@ -83,12 +84,11 @@ async function compactReadState(trx: Trx, userId: number, upTo: number, markRead
     ) AS unread FROM st`);
   const from = Number(rows[0]!.from_id);
   if (upTo <= from || upTo - from > COMPACTION_WINDOW || rows[0]!.unread) return;
-  await moveWatermark(trx, userId, upTo);
   // Only the READ bits the watermark passed now: the rows below the old one were visited when it
   // got there (a READ bit set there since is redundant and left), and a user's rows below it grow
-  // with their whole history.
+  // with their whole history. The watermark moves in the same statement.
   const passed = sql`user_id = ${userId} AND message_id > ${from} AND message_id <= ${upTo}`;
-  await clearFlagBits(trx, FlagBit.READ, passed, passed);
+  await runPrepared(trx, sql`WITH moved AS (${watermarkUpsert(trx, userId, upTo)}), ${clearFlagBitsCtes(FlagBit.READ, passed, passed)} SELECT 1`);
 }
 
 type Span = { user_id: number; from_id: number; to_id: number | null };
@@ -304,7 +304,7 @@ export const messagesProjection = defineProjection({
     },
     MessageFlagsChanged: async (trx, d) => {
       if (d.read_through !== null) {
-        await moveWatermark(trx, d.user_id, d.read_through);
+        await runPrepared(trx, watermarkUpsert(trx, d.user_id, d.read_through));
         // Below the watermark, read/unread exceptions are void.
         await clearFlagBits(trx, FlagBit.READ | FlagBit.UNREAD, sql`user_id = ${d.user_id} AND message_id <= ${d.read_through}`, sql`user_id = ${d.user_id}`);
         const extra = d.message_ids.filter((id) => id > d.read_through!);
