@@ -15,13 +15,14 @@ export type Db = Kysely<Database>;
 
 /** A connection that runs statements marked by runPrepared as named (prepared) statements. */
 class PreparingClient extends pg.Client {
-  // pg's overloads; kysely calls query(text, values).
-  override query(...args: any[]): any {
+  // One signature for pg's many overloads; kysely calls query(text, values) and awaits the promise.
+  override query(...args: unknown[]): never {
     const [text, values] = args;
-    if (typeof text === 'string' && text.startsWith(PREPARED_MARK) && (values === undefined || Array.isArray(values))) {
-      return super.query({ name: preparedName(text), text, values });
+    const query = super.query as (...a: unknown[]) => never;
+    if (args.length <= 2 && typeof text === 'string' && text.startsWith(PREPARED_MARK) && (values === undefined || Array.isArray(values))) {
+      return query.call(this, { name: preparedName(text), text, values });
     }
-    return (super.query as (...a: unknown[]) => unknown)(...args);
+    return query.apply(this, args);
   }
 }
 
