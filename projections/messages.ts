@@ -44,9 +44,12 @@ function clearFlagBitsCtes(bits: number, scope: RawBuilder<unknown>, emptyScope:
     )`;
 }
 
+/** The newest message id (0 with none), as a subquery. */
+const LAST_MESSAGE_ID = sql<number>`(SELECT COALESCE(max(id), 0) FROM messages)`;
+
 async function lastMessageId(trx: Trx): Promise<number> {
-  const { rows } = await runPrepared(trx, trx.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')));
-  return Number(rows[0]?.m ?? 0);
+  const { rows } = await runPrepared(trx, sql<{ m: number }>`SELECT ${LAST_MESSAGE_ID} AS m`);
+  return Number(rows[0]!.m);
 }
 
 const COMPACTION_WINDOW = 10_000;
@@ -192,7 +195,10 @@ async function editInPlace(trx: Trx, d: MessageEditedData, version: number): Pro
   return edited.length > 0;
 }
 
-/** Any other edit: topic and channel moves, of one message or many. False when the edited message is gone. */
+/**
+ * Any other edit: topic and channel moves, of one message or many, then the clearing of the edited
+ * message's topic wildcard bits when its content changed. False when the edited message is gone.
+ */
 async function editAndMove(trx: Trx, d: MessageEditedData, version: number): Promise<boolean> {
   const rowOf = (id: number) => trx.selectFrom('messages').select(['edit_history', 'topic', 'stream_id']).where('id', '=', id).executeTakeFirst();
   const anchor = await rowOf(d.message_id);
@@ -218,6 +224,10 @@ async function editAndMove(trx: Trx, d: MessageEditedData, version: number): Pro
     set.edit_history = JSON.stringify([entry, ...((row.edit_history as Array<Record<string, unknown>> | null) ?? [])]);
     if (id === d.message_id) set.version = sql`GREATEST(version, ${version}::int)`;
     await trx.updateTable('messages').set(set as never).where('id', '=', id).execute();
+  }
+  if (d.content !== null) {
+    const rows = sql`message_id = ${d.message_id}`;
+    await clearFlagBits(trx, FlagBit.TOPIC_WILDCARD, rows, rows);
   }
   return true;
 }
@@ -263,12 +273,10 @@ export const messagesProjection = defineProjection({
           ${d.has_image}, ${d.has_attachment}, ${d.stream_wildcard}, ${d.topic_wildcard}, NULL, NULL, ${e.stream_version})`.execute(trx);
     },
     MessageEdited: async (trx, d, e) => {
-      const inPlace = editsInPlace(d);
-      const found = inPlace ? await editInPlace(trx, d, e.stream_version) : await editAndMove(trx, d, e.stream_version);
+      // Both clear the message's topic wildcard bits when its content changed; set again here.
+      const found = editsInPlace(d) ? await editInPlace(trx, d, e.stream_version) : await editAndMove(trx, d, e.stream_version);
       if (!found) return;
       if (d.content !== null) {
-        const rows = sql`message_id = ${d.message_id}`;
-        if (!inPlace) await clearFlagBits(trx, FlagBit.TOPIC_WILDCARD, rows, rows);
         for (const id of d.topic_wildcard_user_ids ?? []) await setBits(trx, id, [d.message_id], FlagBit.TOPIC_WILDCARD);
       }
       if (d.mentioned_user_ids !== null) {
@@ -334,12 +342,12 @@ export const messagesProjection = defineProjection({
     // A span opens after the newest message, unless one is open already; one statement each way.
     UserSubscribed: async (trx, d) => {
       await runPrepared(trx, sql`INSERT INTO message_reception_spans (user_id, stream_id, from_id, to_id)
-        SELECT ${d.user_id}::int, ${d.stream_id}::int, (SELECT COALESCE(max(id), 0) + 1 FROM messages), NULL
+        SELECT ${d.user_id}::int, ${d.stream_id}::int, ${LAST_MESSAGE_ID} + 1, NULL
         WHERE NOT EXISTS (SELECT 1 FROM message_reception_spans
           WHERE user_id = ${d.user_id}::int AND stream_id = ${d.stream_id}::int AND to_id IS NULL)`);
     },
     UserUnsubscribed: async (trx, d) => {
-      await runPrepared(trx, sql`UPDATE message_reception_spans SET to_id = (SELECT COALESCE(max(id), 0) FROM messages)
+      await runPrepared(trx, sql`UPDATE message_reception_spans SET to_id = ${LAST_MESSAGE_ID}
         WHERE user_id = ${d.user_id}::int AND stream_id = ${d.stream_id}::int AND to_id IS NULL`);
     },
     StreamArchived: async (trx, d) => {

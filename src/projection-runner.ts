@@ -525,11 +525,16 @@ async function foldEvents(
   }
 }
 
+const groupKeysCache = new WeakMap<readonly Projection[], Map<string, string>>();
+
 /**
  * Event type -> its commuting group, for the types every projection folding them puts in the same
- * group (Projection.commutingGroups); types with no such agreement are left out.
+ * group (Projection.commutingGroups); types with no such agreement are left out. Worked out once per
+ * list of projections: every batch asks.
  */
 function commutingGroupKeys(projections: readonly Projection[]): Map<string, string> {
+  const cached = groupKeysCache.get(projections);
+  if (cached) return cached;
   const keys = new Map<string, string>();
   const types = new Set(projections.flatMap((p) => [...p.handles]));
   for (const type of types) {
@@ -538,6 +543,7 @@ function commutingGroupKeys(projections: readonly Projection[]): Map<string, str
     const named = declared.map((group) => [...group!].sort().join('|'));
     if (named.every((name) => name === named[0])) keys.set(type, named[0]!);
   }
+  groupKeysCache.set(projections, keys);
   return keys;
 }
 
