@@ -43,7 +43,9 @@ let seed = 42;
 const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
 
-const database = await freshDatabase('bench_rebuild');
+// BENCH_REUSE=<url of a database BENCH_KEEP left>: time the rebuild again on that log, without building it.
+const reuse = process.env.BENCH_REUSE;
+const database = reuse ? { url: reuse, drop: async () => undefined } : await freshDatabase('bench_rebuild');
 const config = { ...loadConfig({ LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' }), databaseUrl: database.url, natsUrl: undefined };
 /** BENCH_PROFILE=1: time spent per projection and event type (single events and runs), printed after the rebuild. */
 const profile = new Map<string, { ms: number; events: number; calls: number }>();
@@ -69,7 +71,14 @@ const projections: readonly Projection[] = process.env.BENCH_PROFILE
     }))
   : allProjections;
 const platform = await createPlatform(config, { projections });
-try {
+/** What the log holds, by event type (for a reused log, whose generator counts are gone). */
+async function eventMix(db: typeof platform.db): Promise<Record<string, number>> {
+  const rows = await db.selectFrom('events').select(['type', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('type').orderBy('n', 'desc').execute();
+  return Object.fromEntries(rows.map((r) => [r.type, Number(r.n)]));
+}
+
+/** Builds the log (setup through the services, then the generated events) and waits for the live fold. */
+async function buildLog() {
   const { db, store } = platform;
   const { realmId } = await ensureOrganization(platform, { writeZuliprc: false });
   const meta = (actorId: number | null) => ({ actorId, realmId, client: 'bench', requestId: randomUUID(), now: new Date() });
@@ -221,6 +230,13 @@ try {
   if (!(await platform.waitForProjections(head, 600_000))) throw new Error(`live projections did not reach the head: ${String(platform.projections.lastError)}`);
   const liveSeconds = (performance.now() - appendStarted) / 1000;
   console.log(`log: ${head} events; appended in ${appendSeconds.toFixed(1)} s, folded live by ${liveSeconds.toFixed(1)} s`);
+  return { head0, mix, appendSeconds, liveSeconds };
+}
+
+try {
+  const { db } = platform;
+  const built = reuse ? undefined : await buildLog();
+  const head = (await platform.store.head()).position;
 
   const tables = allProjections.flatMap((p) => p.tables);
   const before = await tableChecksums(db, tables);
@@ -252,10 +268,10 @@ try {
     events_per_s: eventsPerSecond,
     meets_target: eventsPerSecond >= TARGET && identical,
     checksums_identical: identical,
-    log_built_seconds: Number(appendSeconds.toFixed(1)),
-    live_fold_done_seconds: Number(liveSeconds.toFixed(1)),
-    event_mix: Object.fromEntries(Object.entries(mix).sort((a, b) => b[1] - a[1])),
-    setup_events_through_services: head0,
+    log_built_seconds: built && Number(built.appendSeconds.toFixed(1)),
+    live_fold_done_seconds: built && Number(built.liveSeconds.toFixed(1)),
+    event_mix: built ? Object.fromEntries(Object.entries(built.mix).sort((a, b) => b[1] - a[1])) : await eventMix(db),
+    setup_events_through_services: built?.head0,
     rows: Object.fromEntries(after.filter((s) => s.rows > 0).map((s) => [s.table, s.rows])),
   });
   console.log(`written to ${file}`);
@@ -266,6 +282,6 @@ try {
 } finally {
   await platform.close();
   // BENCH_KEEP=1 leaves the database for a closer look (its URL is printed).
-  if (process.env.BENCH_KEEP) console.log(`kept ${database.url}`);
+  if (process.env.BENCH_KEEP || reuse) console.log(`kept ${database.url}`);
   else await database.drop();
 }

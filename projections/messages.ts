@@ -1,48 +1,11 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Trx } from '../src/projections-api.js';
 import type { DataOf } from '../src/domain/events.js';
 import { FlagBit } from '../src/domain/messages/flags.js';
-import { receivedSql } from '../src/read/narrow.js';
 import { runPrepared } from '../src/db/prepared.js';
 import { defineProjection } from './define.js';
 import { foldMessagesSent, foldReactions, sentMessageFlags } from './messages-bulk.js';
-
-/** Sets `set` and clears `clear` on the user's rows of `messageIds` (ids are parameters: one statement text, prepared). */
-async function setBits(trx: Trx, userId: number, messageIds: number[], set: number, clear = 0): Promise<void> {
-  if (messageIds.length === 0) return;
-  for (let i = 0; i < messageIds.length; i += 1000) {
-    const ids = messageIds.slice(i, i + 1000);
-    if (set !== 0) {
-      // Every row written keeps the `set` bits, so none is left empty.
-      await runPrepared(trx, sql`INSERT INTO message_flags (user_id, message_id, flags)
-        SELECT DISTINCT ${userId}::int, id, ${set}::int FROM unnest(${ids}::int[]) AS id
-        ON CONFLICT (user_id, message_id) DO UPDATE SET flags = (message_flags.flags & ${~clear}::int) | ${set}::int`);
-    } else if (clear !== 0) {
-      const rows = sql`user_id = ${userId} AND message_id = ANY(${ids}::int[])`;
-      await clearFlagBits(trx, clear, rows, rows);
-    }
-  }
-}
-
-/**
- * Clears `bits` in the rows `scope` selects, then drops the rows of `emptyScope` left with no flag
- * at all, in one statement: the DELETE takes exactly the rows the UPDATE does not touch.
- */
-async function clearFlagBits(trx: Trx, bits: number, scope: RawBuilder<unknown>, emptyScope: RawBuilder<unknown>): Promise<void> {
-  await runPrepared(trx, sql`WITH ${clearFlagBitsCtes(bits, scope, emptyScope)} SELECT 1`);
-}
-
-/** clearFlagBits as two CTEs (`emptied`, `cleared`), to ride along in another statement. */
-function clearFlagBitsCtes(bits: number, scope: RawBuilder<unknown>, emptyScope: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`emptied AS (
-      DELETE FROM message_flags
-      WHERE (${emptyScope}) AND (flags = 0 OR ((${scope}) AND (flags & ${bits}::int) <> 0 AND (flags & ${~bits}::int) = 0))
-    ),
-    cleared AS (
-      UPDATE message_flags SET flags = flags & ${~bits}::int
-      WHERE (${scope}) AND (flags & ${bits}::int) <> 0 AND NOT ((${emptyScope}) AND (flags & ${~bits}::int) = 0)
-    )`;
-}
+import { clearFlagBits, clearFlagBitsCtes, foldFlagChange, foldFlagChanges, setBits } from './message-flags.js';
 
 /** The newest message id (0 with none), as a subquery. */
 const LAST_MESSAGE_ID = sql<number>`(SELECT COALESCE(max(id), 0) FROM messages)`;
@@ -50,48 +13,6 @@ const LAST_MESSAGE_ID = sql<number>`(SELECT COALESCE(max(id), 0) FROM messages)`
 async function lastMessageId(trx: Trx): Promise<number> {
   const { rows } = await runPrepared(trx, sql<{ m: number }>`SELECT ${LAST_MESSAGE_ID} AS m`);
   return Number(rows[0]!.m);
-}
-
-const COMPACTION_WINDOW = 10_000;
-
-/** The user's read watermark moves up to `readThrough` (never down). */
-function watermarkUpsert(trx: Trx, userId: number, readThrough: number) {
-  return trx
-    .insertInto('message_read_state')
-    .values({ user_id: userId, read_through: readThrough })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ read_through: sql`GREATEST(message_read_state.read_through, excluded.read_through)` as never }));
-}
-
-/**
- * Keeps READ exceptions from piling up: when every received message up to `upTo` is read, the
- * watermark moves there and the READ bits below it go. Bounded to a window of ids so one flag
- * change never scans a user's whole history.
- */
-async function compactReadState(trx: Trx, userId: number, upTo: number, markRead: readonly number[] = []): Promise<void> {
-  // The watermark and whether anything up to `upTo` is still unread, in one round trip; marking
-  // `markRead` read (as setBits would) rides along. The statement sees the rows as they were
-  // before it, so the check counts those messages as read by leaving them out.
-  const flags = sql`COALESCE((SELECT f.flags FROM message_flags f WHERE f.user_id = ${userId} AND f.message_id = m.id), 0)`;
-  const marking = markRead.length === 0 ? sql`` : sql`marked AS (
-      INSERT INTO message_flags (user_id, message_id, flags)
-      SELECT DISTINCT ${userId}::int, id, ${FlagBit.READ}::int FROM unnest(${markRead}::int[]) AS id
-      ON CONFLICT (user_id, message_id) DO UPDATE SET flags = (message_flags.flags & ${~FlagBit.UNREAD}) | ${FlagBit.READ}),`;
-  const notMarked = markRead.length === 0 ? sql`` : sql`AND m.id <> ALL(${markRead}::int[])`;
-  const { rows } = await runPrepared(trx, sql<{ from_id: number; unread: boolean }>`
-    WITH ${marking} st AS (SELECT COALESCE((SELECT read_through FROM message_read_state WHERE user_id = ${userId}), 0) AS from_id)
-    SELECT st.from_id, EXISTS (
-      SELECT 1 FROM messages m
-      WHERE ${upTo} > st.from_id AND ${upTo} - st.from_id <= ${COMPACTION_WINDOW}
-        AND m.id > st.from_id AND m.id <= ${upTo} ${notMarked} AND ${receivedSql(userId)}
-        AND (${flags} & ${FlagBit.UNREAD} <> 0 OR ${flags} & ${FlagBit.READ} = 0)
-    ) AS unread FROM st`);
-  const from = Number(rows[0]!.from_id);
-  if (upTo <= from || upTo - from > COMPACTION_WINDOW || rows[0]!.unread) return;
-  // Only the READ bits the watermark passed now: the rows below the old one were visited when it
-  // got there (a READ bit set there since is redundant and left), and a user's rows below it grow
-  // with their whole history. The watermark moves in the same statement.
-  const passed = sql`user_id = ${userId} AND message_id > ${from} AND message_id <= ${upTo}`;
-  await runPrepared(trx, sql`WITH moved AS (${watermarkUpsert(trx, userId, upTo)}), ${clearFlagBitsCtes(FlagBit.READ, passed, passed)} SELECT 1`);
 }
 
 type Span = { user_id: number; from_id: number; to_id: number | null };
@@ -238,7 +159,7 @@ export const messagesProjection = defineProjection({
   tables: ['messages', 'message_recipients', 'message_dm_recipients', 'message_reception_spans', 'message_moved_receptions', 'message_flags', 'message_read_state', 'reactions'],
   // Narrows and search; every fold finds messages by id.
   queryIndexes: ['messages_search_idx', 'messages_stream_topic_idx', 'messages_stream_idx', 'messages_sender_idx', 'messages_dm_idx', 'messages_realm_idx'],
-  bulk: { MessageSent: foldMessagesSent, ReactionAdded: foldReactions, ReactionRemoved: foldReactions },
+  bulk: { MessageSent: foldMessagesSent, ReactionAdded: foldReactions, ReactionRemoved: foldReactions, MessageFlagsChanged: foldFlagChanges },
   // Reactions write reactions and messages.version; flag changes write the READ/UNREAD/STARRED/
   // COLLAPSED bits and the watermark, reading only messages' recipients; in-place edits write
   // content, history and the MENTIONED/TOPIC_WILDCARD bits. Bits are independent and a row goes
@@ -310,27 +231,7 @@ export const messagesProjection = defineProjection({
         )
         UPDATE messages SET version = GREATEST(version, ${e.stream_version}::int) WHERE id = ${d.message_id}`);
     },
-    MessageFlagsChanged: async (trx, d) => {
-      if (d.read_through !== null) {
-        await runPrepared(trx, watermarkUpsert(trx, d.user_id, d.read_through));
-        // Below the watermark, read/unread exceptions are void.
-        await clearFlagBits(trx, FlagBit.READ | FlagBit.UNREAD, sql`user_id = ${d.user_id} AND message_id <= ${d.read_through}`, sql`user_id = ${d.user_id}`);
-        const extra = d.message_ids.filter((id) => id > d.read_through!);
-        if (extra.length > 0) await setBits(trx, d.user_id, extra, FlagBit.READ, FlagBit.UNREAD);
-        return;
-      }
-      const bit = d.flag === 'read' ? FlagBit.READ : d.flag === 'starred' ? FlagBit.STARRED : d.flag === 'collapsed' ? FlagBit.COLLAPSED : 0;
-      if (bit === 0) return;
-      if (bit === FlagBit.READ) {
-        if (d.op === 'add') {
-          const upTo = d.message_ids.reduce((highest, id) => Math.max(highest, id), 0);
-          // A long list goes in chunks first; a short one is marked by the compaction's own statement.
-          if (d.message_ids.length > 1000) await setBits(trx, d.user_id, d.message_ids, FlagBit.READ, FlagBit.UNREAD);
-          await compactReadState(trx, d.user_id, upTo, d.message_ids.length > 1000 ? [] : d.message_ids);
-        } else await setBits(trx, d.user_id, d.message_ids, FlagBit.UNREAD, FlagBit.READ);
-      } else if (d.op === 'add') await setBits(trx, d.user_id, d.message_ids, bit);
-      else await setBits(trx, d.user_id, d.message_ids, 0, bit);
-    },
+    MessageFlagsChanged: foldFlagChange,
     // Nothing sent before a user existed can be unread for them: the watermark starts at the head.
     UserCreated: async (trx, d) => {
       await trx
