@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import type { Trx } from '../src/projections-api.js';
+import type { DataOf } from '../src/domain/events.js';
 import { pathIdOfUploadPath } from '../src/read/attachments.js';
 import { runPrepared } from '../src/db/prepared.js';
-import { defineProjection } from './define.js';
+import { defineProjection, type HandlerResult, type RunEvent } from './define.js';
 
 /** Links a message to the realm's uploads its content names. */
 async function link(trx: Trx, realmId: number, messageId: number, dateSentMs: number, paths: readonly string[]): Promise<void> {
@@ -17,6 +19,48 @@ async function link(trx: Trx, realmId: number, messageId: number, dateSentMs: nu
   await trx.updateTable('attachments').set({ orphaned: false }).where('id', 'in', found.map((a) => a.id)).execute();
 }
 
+type Edit = DataOf<'MessageEdited'>;
+const linksUploads = (d: Edit) => d.attachment_paths !== null && d.attachment_paths.some((path) => pathIdOfUploadPath(path) !== null);
+
+/** An edit relinks its message to the uploads its new content names (only a content change can change them). */
+async function relink(trx: Trx, d: Edit): Promise<HandlerResult> {
+  if (d.attachment_paths === null) return 'unchanged';
+  const { rows: unlinked } = await runPrepared(trx, trx.deleteFrom('attachment_messages').where('message_id', '=', d.message_id).returning('date_sent'));
+  if (!linksUploads(d)) return unlinked.length === 0 ? 'unchanged' : undefined;
+  let dateSentMs = unlinked[0] ? Number(unlinked[0].date_sent) : undefined;
+  if (dateSentMs === undefined) {
+    const sent = await trx.selectFrom('messages').select('date_sent').where('id', '=', d.message_id).executeTakeFirst();
+    dateSentMs = sent ? Number(sent.date_sent) * 1000 : d.edit_timestamp * 1000;
+  }
+  await link(trx, d.realm_id, d.message_id, dateSentMs, d.attachment_paths);
+}
+
+/**
+ * A run of edits, as relink leaves it. Most content edits name no upload and only drop their
+ * message's links: those gather into one statement, written before the next edit that links.
+ */
+async function relinkAll(trx: Trx, run: ReadonlyArray<RunEvent<'MessageEdited'>>): Promise<HandlerResult> {
+  let unlinking: number[] = [];
+  let changed = false;
+  const unlink = async () => {
+    if (unlinking.length === 0) return;
+    const { rows } = await runPrepared(trx, sql`DELETE FROM attachment_messages WHERE message_id = ANY(${unlinking}::int[]) RETURNING 1`);
+    changed ||= rows.length > 0;
+    unlinking = [];
+  };
+  for (const { data: d } of run) {
+    if (d.attachment_paths === null) continue;
+    if (!linksUploads(d)) {
+      unlinking.push(d.message_id);
+      continue;
+    }
+    await unlink();
+    changed = (await relink(trx, d)) !== 'unchanged' || changed;
+  }
+  await unlink();
+  return changed ? undefined : 'unchanged';
+}
+
 export const attachmentsProjection = defineProjection({
   name: 'attachments',
   version: 1,
@@ -26,6 +70,7 @@ export const attachmentsProjection = defineProjection({
     MessageSent: async (trx, run) => {
       for (const { data: d } of run) await link(trx, d.realm_id, d.message_id, d.date_sent * 1000, d.attachment_paths);
     },
+    MessageEdited: relinkAll,
   },
   // An edit relinks its own message's uploads (and reads that message's date_sent).
   messagesTouched: { MessageEdited: (d) => d.message_id },
@@ -46,18 +91,7 @@ export const attachmentsProjection = defineProjection({
       await trx.deleteFrom('attachments').where('id', '=', d.attachment_id).execute();
     },
     MessageSent: (trx, d) => link(trx, d.realm_id, d.message_id, d.date_sent * 1000, d.attachment_paths),
-    MessageEdited: async (trx, d) => {
-      // Only a content change (of the one edited message) changes which files it links.
-      if (d.attachment_paths === null) return 'unchanged';
-      const { rows: unlinked } = await runPrepared(trx, trx.deleteFrom('attachment_messages').where('message_id', '=', d.message_id).returning('date_sent'));
-      if (!d.attachment_paths.some((path) => pathIdOfUploadPath(path) !== null)) return unlinked.length === 0 ? 'unchanged' : undefined;
-      let dateSentMs = unlinked[0] ? Number(unlinked[0].date_sent) : undefined;
-      if (dateSentMs === undefined) {
-        const sent = await trx.selectFrom('messages').select('date_sent').where('id', '=', d.message_id).executeTakeFirst();
-        dateSentMs = sent ? Number(sent.date_sent) * 1000 : d.edit_timestamp * 1000;
-      }
-      await link(trx, d.realm_id, d.message_id, dateSentMs, d.attachment_paths);
-    },
+    MessageEdited: (trx, d) => relink(trx, d),
     MessagesDeleted: async (trx, d) => {
       if (d.message_ids.length === 0) return;
       const touched = await trx.selectFrom('attachment_messages').select('attachment_id').distinct().where('message_id', 'in', d.message_ids).execute();

@@ -97,7 +97,7 @@ async function compactReadState(trx: Trx, userId: number, upTo: number, markRead
 }
 
 /** Bits set and cleared on some of one user's flag rows: `flags = (flags & ~clear) | set`. */
-interface BitChange {
+export interface BitChange {
   readonly set: number;
   readonly clear: number;
 }
@@ -143,7 +143,7 @@ const CHUNK = 5_000;
  * missing row is 0), as after setBits: a change that sets bits writes the row; one that only
  * clears drops the row it leaves empty.
  */
-class PendingBitChanges {
+export class PendingBitChanges {
   private readonly rows = new Map<number, Map<number, BitChange>>();
 
   has(userId: number): boolean {
