@@ -91,11 +91,12 @@ export async function foldFirstMessageIds(trx: Trx, run: ReadonlyArray<RunEvent<
     first.set(d.stream_id, Math.min(first.get(d.stream_id) ?? d.message_id, d.message_id));
   }
   if (first.size === 0) return 'unchanged';
-  const rows = [...first].map(([s, m]) => ({ s, m }));
-  // Not prepared: a join (see foldReactions).
-  const result = await sql`UPDATE streams SET first_message_id = x.m
-    FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(s int, m int)
-    WHERE streams.id = x.s AND (streams.first_message_id IS NULL OR streams.first_message_id > x.m)`.execute(trx);
+  const streams = [...first.keys()];
+  const firsts = [...first.values()];
+  // No join (each stream's id finds its message id by position in the arrays): a key look-up, prepared.
+  const candidate = sql`(${firsts}::int[])[array_position(${streams}::int[], id)]`;
+  const result = await runPrepared(trx, sql`UPDATE streams SET first_message_id = ${candidate}
+    WHERE id = ANY(${streams}::int[]) AND (first_message_id IS NULL OR first_message_id > ${candidate})`);
   return (result.numAffectedRows ?? 0n) > 0n ? undefined : 'unchanged';
 }
 
