@@ -1,6 +1,8 @@
 import { errors } from '../domain/errors.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
-import { requireUser, userStream } from './users.js';
+import { changeUserAtOnce } from './users.js';
+import type { UserRow } from '../read/users.js';
+import type { UserProfileDataChanged } from '../domain/users/events.js';
 
 const MARKDOWN_TYPES = new Set([2]);
 
@@ -32,36 +34,36 @@ export async function createProfileField(
   return field_id;
 }
 
-/** The checks setProfileData makes before writing: a caller changing several things runs them all first. */
-export async function checkProfileData(ctx: ServiceContext, meta: RequestMeta, fieldId: number, value: unknown): Promise<void> {
-  const field = await ctx.db.selectFrom('custom_profile_fields').select('realm_id').where('id', '=', fieldId).executeTakeFirst();
+/** A checked profile value: the text stored for `value` (null clears the field). */
+async function profileValue(ctx: ServiceContext, meta: RequestMeta, fieldId: number, value: unknown): Promise<{ text: string | null; type: number }> {
+  const field = await ctx.db.selectFrom('custom_profile_fields').select(['realm_id', 'type']).where('id', '=', fieldId).executeTakeFirst();
   if (!field || field.realm_id !== meta.realmId) throw errors.badRequest(`Field id ${fieldId} not found.`);
   if (value !== null && typeof value !== 'string' && !Array.isArray(value)) throw errors.badRequest(`Invalid value for field ${fieldId}`);
   const text = value === null || value === '' ? null : typeof value === 'string' ? value : JSON.stringify(value);
   if (text !== null && text.length > 1000) throw errors.badRequest('Value too long');
+  return { text, type: field.type };
 }
 
-export async function setProfileData(ctx: ServiceContext, meta: RequestMeta, userId: number, fieldId: number, value: unknown): Promise<void> {
-  const field = await ctx.db.selectFrom('custom_profile_fields').selectAll().where('id', '=', fieldId).executeTakeFirst();
-  if (!field || field.realm_id !== meta.realmId) throw errors.badRequest(`Field id ${fieldId} not found.`);
-  if (value !== null && typeof value !== 'string' && !Array.isArray(value)) throw errors.badRequest(`Invalid value for field ${fieldId}`);
-  const text = value === null || value === '' ? null : typeof value === 'string' ? value : JSON.stringify(value);
-  if (text !== null && text.length > 1000) throw errors.badRequest('Value too long');
-  await ctx.commands.run(metadataOf(meta), async () => {
-    const user = await requireUser(ctx.db, userId, meta.realmId);
-    if (user.is_bot) throw errors.badRequest('Bots have no profile data');
-    return {
-      appends: [{
-        streamId: userStream(userId),
-        expectedVersion: user.version,
-        events: [{
-          type: 'UserProfileDataChanged',
-          data: { user_id: userId, field_id: fieldId, value: text, rendered_value: text !== null && MARKDOWN_TYPES.has(field.type) ? `<p>${escapeHtml(text)}</p>` : null },
-        }],
-      }],
-      result: undefined,
-    };
-  });
+/** The events setting `entries` on `user`'s profile, every entry checked. */
+export async function profileDataEvents(
+  ctx: ServiceContext,
+  meta: RequestMeta,
+  user: UserRow,
+  entries: ReadonlyArray<{ id: number; value: unknown }>,
+): Promise<UserProfileDataChanged[]> {
+  const events: UserProfileDataChanged[] = [];
+  for (const { id: field_id, value } of entries) {
+    const { text, type } = await profileValue(ctx, meta, field_id, value);
+    const rendered_value = text !== null && MARKDOWN_TYPES.has(type) ? `<p>${escapeHtml(text)}</p>` : null;
+    events.push({ type: 'UserProfileDataChanged', data: { user_id: user.id, field_id, value: text, rendered_value } });
+  }
+  if (events.length > 0 && user.is_bot) throw errors.badRequest('Bots have no profile data');
+  return events;
+}
+
+/** Sets several fields of a user's profile at once (all or none). */
+export async function setProfileData(ctx: ServiceContext, meta: RequestMeta, userId: number, entries: ReadonlyArray<{ id: number; value: unknown }>): Promise<void> {
+  await changeUserAtOnce(ctx, meta, userId, () => [], (user) => profileDataEvents(ctx, meta, user, entries));
 }
 
 function escapeHtml(text: string): string {

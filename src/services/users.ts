@@ -2,7 +2,7 @@ import type { Db } from '../db/database.js';
 import { errors } from '../domain/errors.js';
 import { Role } from '../domain/roles.js';
 import { decideUser, validateFullName, type Actor, type UserCommand, type UserState } from '../domain/users/decider.js';
-import type { UserCreated } from '../domain/users/events.js';
+import type { UserCreated, UserEvent } from '../domain/users/events.js';
 import { countActiveOwners, getUserById, getUserByEmail, type UserRow } from '../read/users.js';
 import { getRealm, realmHost } from '../read/realm.js';
 import { generateApiKey, hashPassword } from './secrets.js';
@@ -95,11 +95,25 @@ export async function changeUser(
   userId: number,
   build: (state: UserState, activeOwners: number) => UserCommand,
 ): Promise<void> {
+  await changeUserAtOnce(ctx, meta, userId, (state, owners) => [build(state, owners)]);
+}
+
+/**
+ * Several changes of one user in one append: all or nothing. The commands are decided against the
+ * same state (each changes a field of its own); `more` adds events of other kinds for the same row.
+ */
+export async function changeUserAtOnce(
+  ctx: ServiceContext,
+  meta: RequestMeta,
+  userId: number,
+  build: (state: UserState, activeOwners: number) => UserCommand[],
+  more: (row: UserRow) => Promise<UserEvent[]> = async () => [],
+): Promise<void> {
   await ctx.commands.run(metadataOf(meta), async () => {
     const row = await requireUser(ctx.db, userId, meta.realmId);
     const owners = await countActiveOwners(ctx.db, meta.realmId);
     const state = toUserState(row);
-    const events = decideUser(build(state, owners), state);
+    const events = [...build(state, owners).flatMap((command) => decideUser(command, state)), ...(await more(row))];
     return { appends: [{ streamId: userStream(userId), expectedVersion: row.version, events }], result: undefined };
   });
 }

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
 import { ApiError, errors } from '../../domain/errors.js';
-import { validateFullName } from '../../domain/users/decider.js';
+import { validateFullName, type UserCommand } from '../../domain/users/decider.js';
 import { generateApiKey } from '../../services/secrets.js';
-import { ALL_ROLES, Role, isAdminRole } from '../../domain/roles.js';
+import { Role, isAdminRole } from '../../domain/roles.js';
 import { realmHost } from '../../read/realm.js';
 import { activeUserNamed, formatUser, getUserByEmail, getUserById, listUsers, type UserRow } from '../../read/users.js';
-import { actorOf, changeUser, createUser } from '../../services/users.js';
-import { checkProfileData, createProfileField, setProfileData } from '../../services/profile-fields.js';
+import { actorOf, changeUser, changeUserAtOnce, createUser } from '../../services/users.js';
+import { createProfileField, profileDataEvents, setProfileData } from '../../services/profile-fields.js';
 import type { AppServices } from '../services.js';
 import { fileParts } from './attachments.js';
 import { storageFor } from '../../storage/index.js';
@@ -134,33 +134,37 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     },
     handler: async ({ request, params, user, meta }) => {
       let bot = await accessBot(ctx, user, params.bot_id);
+      const parts = fileParts(request);
+      if (parts.length > 1) throw errors.badRequest('You may only upload one file at a time');
+      // Every field's checks first, then one append for all of them.
+      const changes: Array<(activeOwners: number) => UserCommand> = [];
       if (params.full_name !== undefined) {
         const name = validateFullName(params.full_name);
         if (name !== bot.full_name) {
           if (await activeUserNamed(ctx.db, user.realm_id, name)) throw errors.badRequest('Name is already in use!');
-          await changeUser(ctx, meta, bot.id, () => ({ type: 'RenameUser', actor: actorOf(user), full_name: name }));
+          changes.push(() => ({ type: 'RenameUser', actor: actorOf(user), full_name: name }));
         }
       }
       if (params.role !== undefined && params.role !== bot.role) {
-        await changeUser(ctx, meta, bot.id, (_s, owners) => ({ type: 'ChangeRole', actor: actorOf(user), role: params.role!, active_owner_count: owners }));
+        const role = params.role;
+        changes.push((owners) => ({ type: 'ChangeRole', actor: actorOf(user), role, active_owner_count: owners }));
       }
       if (params.bot_owner_id !== undefined) {
         const owner = await getUserById(ctx.db, params.bot_owner_id);
         const newOwner = owner && owner.realm_id === user.realm_id ? { user_id: owner.id, is_active: owner.is_active, is_bot: owner.is_bot } : null;
-        await changeUser(ctx, meta, bot.id, () => ({ type: 'ChangeBotOwner', actor: actorOf(user), new_owner: newOwner }));
+        changes.push(() => ({ type: 'ChangeBotOwner', actor: actorOf(user), new_owner: newOwner }));
       }
       for (const property of ['default_sending_stream', 'default_events_register_stream'] as const) {
         const name = params[property];
         if (name === undefined) continue;
         const value = await defaultChannel(user, name);
-        await changeUser(ctx, meta, bot.id, () => ({ type: 'ChangeBotDefault', actor: actorOf(user), property, value }));
+        changes.push(() => ({ type: 'ChangeBotDefault', actor: actorOf(user), property, value }));
       }
       if (params.default_all_public_streams !== undefined) {
         const value = params.default_all_public_streams;
-        await changeUser(ctx, meta, bot.id, () => ({ type: 'ChangeBotDefault', actor: actorOf(user), property: 'default_all_public_streams', value }));
+        changes.push(() => ({ type: 'ChangeBotDefault', actor: actorOf(user), property: 'default_all_public_streams', value }));
       }
-      const parts = fileParts(request);
-      if (parts.length > 1) throw errors.badRequest('You may only upload one file at a time');
+      if (changes.length > 0) await changeUserAtOnce(ctx, meta, bot.id, (_s, owners) => changes.map((change) => change(owners)));
       if (parts.length === 1) {
         await uploadAvatar(ctx, storage, meta, actorOf(user), bot.id, parts[0]!._buf ?? (await parts[0]!.toBuffer()));
       }
@@ -294,18 +298,11 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       if (!target || target.realm_id !== user.realm_id) throw errors.noSuchUser();
       const isBotOwner = target.is_bot && target.bot_owner_id === user.id;
       if (!isAdminRole(user.role) && !isBotOwner) throw errors.mustBeAdmin();
-      // Every check before the first change: a bad field must not leave the name or role changed.
-      if (params.role !== undefined && !ALL_ROLES.includes(params.role)) throw errors.badRequest('Invalid role');
-      for (const entry of params.profile_data ?? []) await checkProfileData(ctx, meta, entry.id, entry.value);
-      if (params.role !== undefined) {
-        await changeUser(ctx, meta, target.id, (_s, owners) => ({ type: 'ChangeRole', actor: actorOf(user), role: params.role!, active_owner_count: owners }));
-      }
-      if (params.full_name !== undefined) {
-        await changeUser(ctx, meta, target.id, () => ({ type: 'RenameUser', actor: actorOf(user), full_name: params.full_name! }));
-      }
-      if (params.profile_data) {
-        for (const entry of params.profile_data) await setProfileData(ctx, meta, target.id, entry.id, entry.value);
-      }
+      // One append: a bad field leaves the name and role as they were.
+      await changeUserAtOnce(ctx, meta, target.id, (_s, owners) => [
+        ...(params.role !== undefined ? [{ type: 'ChangeRole' as const, actor: actorOf(user), role: params.role, active_owner_count: owners }] : []),
+        ...(params.full_name !== undefined ? [{ type: 'RenameUser' as const, actor: actorOf(user), full_name: params.full_name }] : []),
+      ], (row) => profileDataEvents(ctx, meta, row, params.profile_data ?? []));
     },
   });
 
@@ -343,7 +340,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       required: ['data'],
     },
     handler: async ({ params, user, meta }) => {
-      for (const entry of params.data) await setProfileData(ctx, meta, user.id, entry.id, entry.value);
+      await setProfileData(ctx, meta, user.id, params.data);
     },
   });
 
