@@ -2,7 +2,9 @@
  * `rebuild` speed over a log of BENCH_EVENTS (default 1,000,000) events on real PostgreSQL, with
  * the checksums of every read table compared before and after. Writes bench/results/rebuild.json.
  *
- *   npx tsx bench/rebuild.ts      (BENCH_EVENTS, BENCH_DATABASE_URL)
+ *   npx tsx bench/rebuild.ts      (BENCH_EVENTS, BENCH_DATABASE_URL; BENCH_KEEP=1 keeps the database,
+ *                                  BENCH_REUSE=<its url> times the rebuild again on that log,
+ *                                  BENCH_PROFILE=1 prints the time per projection and event type)
  *
  * The realm, users, channels and a first message to each conversation go through the real
  * services. The bulk of the log is then appended through EventStore.append, one request per event
