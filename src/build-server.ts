@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import { createPlatform, type Platform } from './platform.js';
 import type { Projection } from './projections-api.js';
-import { EventQueueHub } from './event-queue/hub.js';
+import { EventQueueHub, PREPARE_AHEAD } from './event-queue/hub.js';
+import { openDatabase } from './db/database.js';
 import { QueueService } from './event-queue/queue-service.js';
 import { ensureOrganization, type BootstrapResult } from './services/bootstrap.js';
 import app from './app.js';
@@ -27,7 +28,12 @@ export interface BuildOptions {
 /** Wires storage, workers, the queue hub and the HTTP app; the caller decides whether to listen. */
 export async function buildServer(config: Config, options: BuildOptions): Promise<ServerInstance> {
   const platform = await createPlatform(config, { projections: options.projections, inMemory: options.inMemory });
-  const hub = new EventQueueHub(platform.db, platform.store);
+  // On PostgreSQL the hub prepares events on connections of its own: under load, delivery to
+  // blocked polls must not wait in the pool's queue behind every request (docs/DECISIONS.md).
+  const delivery = platform.database.kind === 'postgres' && config.databaseUrl
+    ? await openDatabase({ databaseUrl: config.databaseUrl, poolSize: PREPARE_AHEAD })
+    : undefined;
+  const hub = new EventQueueHub(delivery?.db ?? platform.db, platform.store);
   hub.start(platform.projections.projectedPosition);
   platform.projections.onProjected((position) => hub.advance(position));
   const queues = new QueueService(platform, hub);
@@ -69,6 +75,7 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
       await fastify.close();
       await queues.flushCursors().catch(() => undefined);
       await platform.close();
+      await delivery?.close();
     },
   };
 }

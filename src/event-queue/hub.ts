@@ -9,8 +9,8 @@ import type { ClientEvent, PreparedEvent, Recipient } from './types.js';
 // catch-ups read the log. Kept small so memory stays flat once it is full.
 const PREPARED_CACHE = 2_000;
 const SCAN_BATCH = 1_000;
-/** Events prepared at once by the scan (each costs a few reads on the pool). */
-const PREPARE_AHEAD = 8;
+/** Events prepared at once by the scan (each costs a few reads; the hub's own pool has as many connections). */
+export const PREPARE_AHEAD = 8;
 const SCAN_RETRY_MS = 500;
 
 export interface Poll {
