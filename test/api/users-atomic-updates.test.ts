@@ -1,10 +1,13 @@
 import t from 'tap';
+import { sql } from 'kysely';
 import { startTestServer, Role, type TestServer } from '../helpers/server.js';
+import { PNG, sendFiles } from '../helpers/upload.js';
 
-/** The user's stream as the log holds it: event types, and how many appends (request ids) wrote them. */
+/** The user's stream after `afterVersion`: event types, and how many transactions wrote them (each stamps its own recorded_at). */
 async function userStreamSince(s: TestServer, userId: number, afterVersion: number) {
-  const events = await s.platform.store.readStream(`user-${userId}`, afterVersion);
-  return { types: events.map((e) => e.type), requests: new Set(events.map((e) => e.metadata.request_id)).size };
+  const rows = await s.platform.db.selectFrom('events').select(['type', sql<string>`recorded_at::text`.as('recorded_at')])
+    .where('stream_id', '=', `user-${userId}`).where('stream_version', '>', afterVersion).orderBy('stream_version').execute();
+  return { types: rows.map((r) => r.type), transactions: new Set(rows.map((r) => r.recorded_at)).size };
 }
 
 async function streamVersion(s: TestServer, userId: number): Promise<number> {
@@ -41,7 +44,7 @@ t.test('PATCH /users/{id} changes role, name and profile in one append, or nothi
   t.equal(good.status, 200, JSON.stringify(good.body));
   const written = await userStreamSince(s, member.id, before);
   t.same(written.types, ['UserRoleChanged', 'UserRenamed', 'UserProfileDataChanged'], 'every change recorded');
-  t.equal(written.requests, 1, 'by one request');
+  t.equal(written.transactions, 1, 'in one transaction');
   const after = await s.api('GET', `/users/${member.id}`, s.owner, { include_custom_profile_fields: true });
   t.equal(after.body.user.full_name, 'Renamed');
   t.equal(after.body.user.role, Role.MODERATOR);
@@ -64,7 +67,7 @@ t.test('PATCH /users/me/profile_data sets every field or none', async (t) => {
   t.equal(both.status, 200, JSON.stringify(both.body));
   const written = await userStreamSince(s, member.id, before);
   t.same(written.types, ['UserProfileDataChanged', 'UserProfileDataChanged']);
-  t.equal(written.requests, 1, 'in one append');
+  t.equal(written.transactions, 1, 'in one transaction');
   const read = await s.api('GET', `/users/${member.id}`, member, { include_custom_profile_fields: true });
   t.equal(read.body.user.profile_data[String(team)].value, 'Infra');
   t.same(read.body.user.profile_data[String(about)], { value: 'I *like* tests', rendered_value: '<p>I *like* tests</p>' });
@@ -82,11 +85,19 @@ t.test('PATCH /bots/{id} changes every field or none', async (t) => {
   t.equal(badChannel.status, 400, JSON.stringify(badChannel.body));
   t.same((await userStreamSince(s, botId, before)).types, [], 'a bad default channel: the name stays');
 
+  const twoFiles = await sendFiles(s, alice, 'PATCH', `/bots/${botId}`, [{ field: 'a', data: PNG }, { field: 'b', data: PNG }], { full_name: 'Renamed Helper' });
+  t.equal(twoFiles.body.msg, 'You may only upload one file at a time');
+  t.same((await userStreamSince(s, botId, before)).types, [], 'two files: the name stays');
+  const withFile = await sendFiles(s, alice, 'PATCH', `/bots/${botId}`, [{ field: 'a', data: PNG }], { full_name: 'Pictured Helper' });
+  t.equal(withFile.status, 200, JSON.stringify(withFile.body));
+  t.equal(withFile.body.full_name, 'Pictured Helper', 'fields sent with a file are applied');
+  const withFileAt = before + (await userStreamSince(s, botId, before)).types.length;
+
   const good = await s.api('PATCH', `/bots/${botId}`, alice, { full_name: 'Renamed Helper', default_all_public_streams: true });
   t.equal(good.status, 200, JSON.stringify(good.body));
   t.equal(good.body.full_name, 'Renamed Helper');
   t.equal(good.body.default_all_public_streams, true);
-  const written = await userStreamSince(s, botId, before);
+  const written = await userStreamSince(s, botId, withFileAt);
   t.same(written.types, ['UserRenamed', 'BotDefaultChanged']);
-  t.equal(written.requests, 1, 'in one append');
+  t.equal(written.transactions, 1, 'in one transaction');
 });
