@@ -4,6 +4,7 @@ import type { Db } from '../db/database.js';
 import type { SubscriptionsTable } from '../db/schema.js';
 import { StreamPostPolicy } from '../domain/channels/decider.js';
 import { canSeeStreamMetadata, canSeeSubscribers, type StreamRow, type Viewer } from '../visibility.js';
+import { receivedSql } from './narrow.js';
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>;
 
@@ -154,13 +155,12 @@ export async function gatherSubscriptions(db: Db, viewer: Viewer, includeSubscri
 
 /**
  * Topics of a channel with their latest message id, newest first. With `receivedBy` (a channel
- * with protected history) only messages that user received count.
+ * with protected history) only messages that user received count (reception spans, corrected by
+ * message_moved_receptions for messages moved in, and their own messages).
  */
 export async function streamTopics(db: Db, streamId: number, receivedBy: number | null): Promise<Array<{ name: string; max_id: number }>> {
-  const received = receivedBy === null
-    ? sql`TRUE`
-    : sql`EXISTS (SELECT 1 FROM message_reception_spans r WHERE r.user_id = ${receivedBy} AND r.stream_id = m.stream_id
-        AND r.from_id <= m.id AND (r.to_id IS NULL OR r.to_id >= m.id))`;
+  // The history narrows' test, so messages moved in follow message_moved_receptions there too.
+  const received = receivedBy === null ? sql`TRUE` : receivedSql(receivedBy);
   const { rows } = await sql<{ name: string; max_id: number }>`
     SELECT DISTINCT ON (lower(m.topic)) m.topic AS name, m.id AS max_id
     FROM messages m WHERE m.stream_id = ${streamId} AND ${received}

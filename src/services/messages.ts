@@ -14,7 +14,7 @@ import {
   type MessageState,
   type Sender,
 } from '../domain/messages/decider.js';
-import type { MessageFlagsChanged, MessagesDeleted } from '../domain/messages/events.js';
+import type { MessageFlagsChanged, MessagesDeleted, MovedReceptions } from '../domain/messages/events.js';
 import { EDITABLE_FLAGS, FlagBit, NON_EDITABLE_FLAGS, isRead } from '../domain/messages/flags.js';
 import type { StreamPropertyChanged } from '../domain/channels/events.js';
 import { renderMarkdown } from '../markdown/index.js';
@@ -285,6 +285,25 @@ async function topicParticipants(db: Db, streamId: number, topic: string, sender
   return [...ids].filter((id) => among.has(id)).sort((a, b) => a - b);
 }
 
+/** The message_moved_receptions rows of `ids`, grouped by user and answer, in a stable order. */
+async function movedReceptionsOf(db: Db, ids: number[]): Promise<MovedReceptions> {
+  const rows = await db
+    .selectFrom('message_moved_receptions')
+    .select(['user_id', 'received', 'message_id'])
+    .where('message_id', 'in', ids)
+    .orderBy('user_id')
+    .orderBy('received')
+    .orderBy('message_id')
+    .execute();
+  const out: MovedReceptions = [];
+  for (const r of rows) {
+    const last = out[out.length - 1];
+    if (last && last.user_id === r.user_id && last.received === r.received) last.message_ids.push(r.message_id);
+    else out.push({ user_id: r.user_id, received: r.received, message_ids: [r.message_id] });
+  }
+  return out;
+}
+
 export interface EditParams {
   content?: string;
   topic?: string;
@@ -356,6 +375,9 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
       movedIds = [messageId, ...others.map((r) => r.id)];
       movedDates = [Number(row.date_sent), ...others.map((r) => Number(r.date_sent))];
     }
+    // The audience of a second move's events includes what an earlier move wrote for these
+    // messages, which the fold of this one replaces: carried in the event (see MessageEdited).
+    const priorMovedReceptions = newStreamId !== null && row.stream_id !== null ? await movedReceptionsOf(ctx.db, movedIds) : undefined;
     const events = decideEditMessage({
       actor: senderOf(user),
       now: nowSeconds(meta),
@@ -365,6 +387,7 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
       propagate_mode: mode,
       moved_ids: movedIds,
       moved_dates: movedDates,
+      prior_moved_receptions: priorMovedReceptions,
       policy: {
         allow_message_editing: props.allow_message_editing !== false,
         message_content_edit_limit_seconds: (props.message_content_edit_limit_seconds as number | null | undefined) ?? null,

@@ -1,6 +1,6 @@
 import { ApiError, errors } from '../errors.js';
 import { Role, isAdminRole, isModeratorOrAbove } from '../roles.js';
-import type { MessageEdited, MessageFlagsChanged, MessageSent, MessagesDeleted, ReactionAdded, ReactionRemoved } from './events.js';
+import type { MessageEdited, MessageFlagsChanged, MessageSent, MessagesDeleted, MovedReceptions, ReactionAdded, ReactionRemoved } from './events.js';
 
 export const MAX_MESSAGE_LENGTH = 10_000;
 export const MAX_TOPIC_LENGTH = 60;
@@ -133,6 +133,8 @@ export interface EditCommand {
   moved_ids: number[];
   /** date_sent of each of moved_ids (same order), for the move time limits */
   moved_dates?: number[];
+  /** a move between channels: the moved messages' message_moved_receptions rows now (see MessageEdited) */
+  prior_moved_receptions?: MovedReceptions;
   policy: EditPolicy;
 }
 
@@ -193,6 +195,7 @@ export function decideEditMessage(command: EditCommand, state: MessageState): Me
       new_topic: topicChanged ? command.new_topic : null,
       new_stream_id: streamChanged ? command.new_stream_id : null,
       propagate_mode: command.propagate_mode,
+      ...(streamChanged ? { prior_moved_receptions: command.prior_moved_receptions ?? [] } : {}),
       dm_user_ids: state.dm_user_ids,
     },
   }];

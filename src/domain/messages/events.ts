@@ -74,9 +74,20 @@ export type MessageEdited = Event<'MessageEdited', {
   new_topic: string | null;
   new_stream_id: number | null;
   propagate_mode: 'change_one' | 'change_later' | 'change_all';
+  /**
+   * a move between channels: the moved messages' message_moved_receptions rows as they were when
+   * the move was decided (an earlier move's answers), grouped by user. With the old channel's
+   * reception spans they say who had the messages before this move: the audience of its events
+   * (the fold replaces these rows before the events are prepared). Absent on other edits and in
+   * moves written before this field existed (the old channel's spans alone then).
+   */
+  prior_moved_receptions?: MovedReceptions;
   /** direct-message participants (for delivery); [] for channel messages */
   dm_user_ids: number[];
 }>;
+
+/** message_moved_receptions rows, grouped: each user's messages received (or not) against the spans. */
+export type MovedReceptions = Array<{ user_id: number; received: boolean; message_ids: number[] }>;
 
 export type MessagesDeleted = Event<'MessagesDeleted', {
   realm_id: number;

@@ -9,7 +9,7 @@ import { realmHost, type RealmRow } from '../../read/realm.js';
 import { messageObject, readThroughOf, unreadMessages } from '../../read/messages.js';
 import { receivedSql } from '../../read/narrow.js';
 import { renderTopicLinks, type Linkifier } from '../../markdown/index.js';
-import { messageReceiversJsonSql } from '../../visibility.js';
+import { messageReceiversJsonSql, streamHistoryIsProtected } from '../../visibility.js';
 import type { ClientEvent, PreparedEvent } from '../types.js';
 import { Role } from '../../domain/roles.js';
 
@@ -32,13 +32,19 @@ async function receiversByMessage(db: Db, streamId: number | null, dmUserIds: nu
   const bySpans = await spanReceivers(db, streamId, ids);
   // Messages moved in from another channel: explicit rows override the spans.
   const moved = await db.selectFrom('message_moved_receptions').select(['user_id', 'message_id', 'received']).where('message_id', 'in', ids).execute();
-  if (moved.length === 0) return bySpans;
-  const lost = new Set(moved.filter((r) => !r.received).map((r) => `${r.user_id}:${r.message_id}`));
+  return withOverrides(bySpans, moved);
+}
+
+/** A span answer corrected by message_moved_receptions rows: `received` adds a message for its user, not received takes it away. */
+function withOverrides(bySpans: Map<number, number[]>, rows: ReadonlyArray<{ user_id: number; message_id: number; received: boolean }>): Map<number, number[]> {
+  if (rows.length === 0) return bySpans;
+  const out = new Map<number, number[]>();
+  const lost = new Set(rows.filter((r) => !r.received).map((r) => `${r.user_id}:${r.message_id}`));
   const add = (userId: number, got: number[]) => {
     if (got.length > 0) out.set(userId, [...new Set([...(out.get(userId) ?? []), ...got])].sort((a, b) => a - b));
   };
   for (const [userId, got] of bySpans) add(userId, got.filter((id) => !lost.has(`${userId}:${id}`)));
-  for (const r of moved) if (r.received) add(r.user_id, [r.message_id]);
+  for (const r of rows) if (r.received) add(r.user_id, [r.message_id]);
   return out;
 }
 
@@ -188,14 +194,33 @@ registerTranslator('MessageEdited', async (event, db): Promise<PreparedEvent | n
   const formerly = new Map<number, number[]>();
   const deletedFor = new Map<number, number[]>();
   if (movedOut) {
-    const [before, target] = await Promise.all([
+    const [spans, streams] = await Promise.all([
       spanReceivers(db, d.stream_id!, d.message_ids),
-      db.selectFrom('streams').select(['invite_only']).where('id', '=', d.new_stream_id!).executeTakeFirst(),
+      db.selectFrom('streams').selectAll().where('id', 'in', [d.stream_id!, d.new_stream_id!]).execute(),
     ]);
+    // Before this move: the old channel's spans (history, so the same now as then) with what an
+    // earlier move of these messages wrote, as carried in the event (the fold has replaced those rows).
+    const prior = d.prior_moved_receptions?.flatMap((p) => p.message_ids.map((id) => ({ user_id: p.user_id, message_id: id, received: p.received })));
+    const before = prior === undefined ? spans : withOverrides(spans, prior);
+    const from = streams.find((st) => st.id === d.stream_id);
+    const target = streams.find((st) => st.id === d.new_stream_id);
     const leaving = [...before.keys()].filter((u) => !receivers.has(u));
-    const guests = new Set(leaving.length === 0 ? [] : (await db.selectFrom('users').select(['id', 'role']).where('id', 'in', leaving).execute())
+    const arriving = [...receivers.keys()].filter((u) => !before.has(u));
+    const changing = [...leaving, ...arriving];
+    const guests = new Set(changing.length === 0 ? [] : (await db.selectFrom('users').select(['id', 'role']).where('id', 'in', changing).execute())
       .filter((u) => u.role === Role.GUEST).map((u) => u.id));
     for (const u of leaving) (target?.invite_only !== false || guests.has(u) ? deletedFor : formerly).set(u, before.get(u)!);
+    // Guests new to a destination with shared history hear nothing, as on the real server (whose
+    // clients would be confused by an update of messages they never had); there they get the
+    // update only as current subscribers of an old channel with shared history. In a destination
+    // with protected history they gain the messages and hear of it (real: new UserMessage rows).
+    const newGuests = arriving.filter((u) => guests.has(u));
+    if (newGuests.length > 0 && target && !streamHistoryIsProtected(target)) {
+      const inOld = new Set(from && !streamHistoryIsProtected(from)
+        ? (await db.selectFrom('subscriptions').select('user_id').where('stream_id', '=', from.id).where('active', '=', true).where('user_id', 'in', newGuests).execute()).map((r) => r.user_id)
+        : []);
+      for (const u of newGuests) if (!inOld.has(u)) receivers.delete(u);
+    }
   }
   const audience = new Set([...receivers.keys(), ...formerly.keys(), ...deletedFor.keys()]);
   const [stream, flagRows, readStates, linkifiers] = await Promise.all([

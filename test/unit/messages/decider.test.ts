@@ -62,6 +62,11 @@ t.test('edits', async (t) => {
   t.same(decideEditMessage(edit({ content: { ...newContent, content: 'old' } }), state), [], 'no change, no event');
   const [moved] = decideEditMessage(edit({ new_topic: 'other', moved_ids: [10, 11], propagate_mode: 'change_all' }), state);
   t.match(moved, { data: { message_ids: [10, 11], new_topic: 'other', content: null, attachment_paths: null } });
+  t.notOk('prior_moved_receptions' in moved!.data, 'a move within the channel carries no receptions');
+  const prior = [{ user_id: 4, received: true, message_ids: [10] }];
+  const [between] = decideEditMessage(edit({ new_stream_id: 9, prior_moved_receptions: prior }), state);
+  t.same(between!.data.prior_moved_receptions, prior, 'a move between channels carries the receptions an earlier move wrote');
+  t.same(decideEditMessage(edit({ new_stream_id: 9 }), state)[0]!.data.prior_moved_receptions, [], 'none: []');
   t.throws(() => decideEditMessage(edit({ new_topic: 'x' }), { ...state, stream_id: null }), { message: 'Direct messages cannot be moved.' });
   const guest = { user_id: 7, role: Role.GUEST, is_bot: false };
   t.ok(decideEditMessage(edit({ new_topic: 'x', actor: guest }), state).length === 1, 'edit_topic_policy 5: everyone may rename topics');
