@@ -10,7 +10,7 @@ export const realmEmojiProjection = defineProjection({
         .insertInto('realm_emoji')
         .values({
           id: d.emoji_id, realm_id: d.realm_id, name: d.name, author_id: d.author_id,
-          file_name: d.file_name, path_id: d.path_id, content_type: d.content_type, deactivated: false,
+          file_name: d.file_name, path_id: d.path_id, content_type: d.content_type, still_path_id: d.still_path_id, deactivated: false,
         })
         .onConflict((oc) => oc.column('id').doNothing())
         .execute();

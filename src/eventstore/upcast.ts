@@ -6,7 +6,10 @@ import type { StoredEvent } from './types.js';
  */
 type Upcaster = (data: Record<string, unknown>) => Record<string, unknown>;
 
-const upcasters: Record<string, Upcaster> = {};
+const upcasters: Record<string, Upcaster> = {
+  // 2: an animated custom emoji names its still image; no emoji had one before.
+  'RealmEmojiAdded@1': (data) => ({ ...data, still_path_id: null }),
+};
 
 export function registerUpcaster(type: string, fromVersion: number, upcaster: Upcaster): void {
   upcasters[`${type}@${fromVersion}`] = upcaster;

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { decideRealmEmoji, type RealmEmojiCommand, type RealmEmojiState } from '../domain/realm-emoji/decider.js';
 import { emojiByName } from '../markdown/index.js';
-import { listRealmEmojiRows } from '../read/realm-emoji.js';
+import { REALM_EMOJI_ADDED_SCHEMA_VERSION } from '../domain/realm-emoji/events.js';
+import { listRealmEmojiRows, originalPathId } from '../read/realm-emoji.js';
 import type { RealmRow } from '../read/realm.js';
 import type { UserRow } from '../read/users.js';
 import type { FileStorage } from '../storage/index.js';
 import { actorOf } from './channels.js';
+import { prepareEmojiImage } from './realm-emoji-image.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { streamVersion } from './stream-version.js';
 
@@ -38,12 +40,17 @@ async function run(ctx: ServiceContext, meta: RequestMeta, realm: RealmRow, comm
   await ctx.commands.run(metadataOf(meta), async () => {
     const streamId = realmEmojiStream(realm.id);
     const version = await streamVersion(ctx, streamId);
-    const events = decideRealmEmoji(command, await loadState(ctx, realm));
+    const events = decideRealmEmoji(command, await loadState(ctx, realm)).map((event) =>
+      (event.type === 'RealmEmojiAdded' ? { ...event, schemaVersion: REALM_EMOJI_ADDED_SCHEMA_VERSION } : event));
     return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events }], result: undefined };
   });
 }
 
-/** POST /realm/emoji/{emoji_name}: validates, stores the bytes, then records the emoji (removing the bytes if that fails). */
+/**
+ * POST /realm/emoji/{emoji_name}: validates, stores the bytes (the image resized to fit 64x64, the
+ * original upload and, for an animated image, a still PNG of its first frame), then records the
+ * emoji (removing the bytes if that fails).
+ */
 export async function addRealmEmoji(
   ctx: ServiceContext,
   storage: FileStorage,
@@ -63,16 +70,28 @@ export async function addRealmEmoji(
     files: files.map((f) => ({ content_type: f.mimetype, size: f.data.length })),
     max_size_mib: maxEmojiFileSizeMib(),
     path_id,
+    still_path_id: null,
     overrides_builtin: emojiByName(name.trim().replace(/ /g, '_')) !== undefined,
   };
-  // Validate before writing anything.
+  // Validate before reading the image (the real server's order of errors) and before writing anything.
   decideRealmEmoji(command, await loadState(ctx, realm));
   const file = files[0]!;
-  await storage.save(path_id, file.data, file.mimetype);
+  const image = await prepareEmojiImage(file.data, file.mimetype);
+  const still_path_id = image.still ? `${path_id}-still.png` : null;
+  const stored: Array<{ pathId: string; data: Buffer; type: string }> = [
+    { pathId: originalPathId(path_id), data: file.data, type: file.mimetype },
+    { pathId: path_id, data: image.data, type: file.mimetype },
+  ];
+  if (image.still && still_path_id) stored.push({ pathId: still_path_id, data: image.still, type: 'image/png' });
+  const written: string[] = [];
   try {
-    await run(ctx, meta, realm, command);
+    for (const f of stored) {
+      written.push(f.pathId);
+      await storage.save(f.pathId, f.data, f.type);
+    }
+    await run(ctx, meta, realm, { ...command, still_path_id });
   } catch (error) {
-    await storage.remove(path_id).catch(() => undefined);
+    for (const pathId of written) await storage.remove(pathId).catch(() => undefined);
     throw error;
   }
 }

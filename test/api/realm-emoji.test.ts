@@ -6,6 +6,11 @@ import { startTestServer, Role, type TestServer, type TestUser } from '../helper
 import { verifyAction } from '../helpers/verify-action.js';
 import { setRealmProperties } from '../helpers/realm.js';
 import { makeChannel } from './drafts-helpers.js';
+import { animation, corruptPng, firstPixel, imageInfo, solidPng } from '../helpers/images.js';
+import { testMetadata } from '../helpers/platform.js';
+import { tableChecksums } from '../../src/read/checksums.js';
+import { allProjections } from '../../projections/index.js';
+import { readdir } from 'node:fs/promises';
 
 // The smallest valid PNG (1x1, transparent).
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63000100000500010d0a2db40000000049454e44ae426082', 'hex');
@@ -206,4 +211,104 @@ t.test('realm_emoji events keep /register state current', async (t) => {
   }
   const state = await s.api('POST', '/register', bob, { fetch_event_types: ['realm_emoji'] });
   t.equal(Object.keys(state.body.realm_emoji).length, 4, 'deactivated emoji stay in the state');
+});
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name)).sort();
+}
+
+t.test('images are scaled down to fit 64x64; an animated one keeps its frames and gets a still image', async (t) => {
+  const dataDir = await withTempDir(t);
+  const s = await startTestServer(t, { dataDir });
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const get = (url: string) => s.fastify.inject({ method: 'GET', url });
+
+  const gif = await animation(100);
+  t.equal((await upload(s, alice, 'dancing_bird', [{ field: 'f1', filename: 'bird.gif', type: 'image/gif', data: gif }])).status, 200);
+  const bird = await emojiNamed(s, alice, 'dancing_bird');
+  t.equal(bird.source_url, `/user_avatars/1/emoji/images/${bird.id}.gif`);
+  t.equal(bird.still_url, `/user_avatars/1/emoji/images/still/${bird.id}.png`, 'the real server\'s still image path');
+  const animated = await get(bird.source_url);
+  t.equal(animated.statusCode, 200);
+  t.equal(animated.headers['content-type'], 'image/gif');
+  t.same(await imageInfo(animated.rawPayload), { format: 'gif', width: 64, height: 64, frames: 2 }, 'scaled down, both frames kept');
+  const still = await get(bird.still_url);
+  t.equal(still.statusCode, 200, 'the still image is served without authentication, like source_url');
+  t.equal(still.headers['content-type'], 'image/png');
+  t.equal(still.headers['x-content-type-options'], 'nosniff');
+  t.same(await imageInfo(still.rawPayload), { format: 'png', width: 64, height: 64, frames: 1 });
+  t.same(await firstPixel(still.rawPayload), [255, 0, 0], 'the first frame');
+  const original = await get(`${bird.source_url}.original`);
+  t.equal(original.headers['content-type'], 'image/gif');
+  t.equal(Buffer.compare(original.rawPayload, gif), 0, 'the upload is kept as it came, as the real server keeps <file>.original');
+
+  t.equal((await upload(s, alice, 'big_square', [{ field: 'f1', filename: 'sq.png', type: 'image/png', data: await solidPng(200, { r: 0, g: 255, b: 0 }) }])).status, 200);
+  const square = await emojiNamed(s, alice, 'big_square');
+  t.equal(square.still_url, null, 'not animated: no still image');
+  const resized = await get(square.source_url);
+  t.equal(resized.headers['content-type'], 'image/png');
+  t.same(await imageInfo(resized.rawPayload), { format: 'png', width: 64, height: 64, frames: 1 });
+  t.equal((await get(`/user_avatars/1/emoji/images/still/${square.id}.png`)).statusCode, 404, 'no still image of a still image');
+
+  const small = await solidPng(16, { r: 0, g: 0, b: 255 });
+  t.equal((await upload(s, alice, 'small', [{ field: 'f1', filename: 's.png', type: 'image/png', data: small }])).status, 200);
+  const kept = await get((await emojiNamed(s, alice, 'small')).source_url);
+  t.equal(Buffer.compare(kept.rawPayload, small), 0, 'an image that already fits is stored byte for byte');
+
+  for (const url of ['/user_avatars/1/emoji/images/still/999999.png', `/user_avatars/2/emoji/images/still/${bird.id}.png`,
+    `/user_avatars/1/emoji/images/still/${bird.id}.gif`, '/user_avatars/1/emoji/images/still/99999999999999999999.png',
+    `/user_avatars/1/emoji/images/still/..%2F${bird.id}.png`]) {
+    const r = await get(url);
+    t.same({ status: r.statusCode, code: r.json().code }, { status: 404, code: 'BAD_REQUEST' }, url);
+  }
+
+  // Bytes that are not an image: a 400, nothing recorded, nothing left in storage.
+  const head = (await s.platform.store.head()).position;
+  const files = await filesUnder(dataDir);
+  for (const [type, data] of [['image/png', Buffer.from('this is not a PNG at all')], ['image/gif', Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(40, 7)])], ['image/png', await corruptPng()]] as const) {
+    const r = await upload(s, alice, 'garbage', [{ field: 'f1', filename: 'g.png', type, data }]);
+    t.equal(r.status, 400, type);
+    t.match(r.body, { result: 'error', code: 'BAD_REQUEST', msg: /^(Could not decode image; did you upload an image file\?|Image is corrupted or truncated)$/ });
+  }
+  t.equal((await s.platform.store.head()).position, head, 'no event appended');
+  t.same(await filesUnder(dataDir), files, 'no bytes left behind');
+
+  const tables = allProjections.flatMap((p) => p.tables);
+  const before = await tableChecksums(s.platform.db, tables);
+  await s.platform.projections.rebuild();
+  t.same(await tableChecksums(s.platform.db, tables), before, 'the read tables rebuild from the log');
+  t.equal((await emojiNamed(s, alice, 'dancing_bird')).still_url, bird.still_url);
+});
+
+t.test('still_url in /register and in realm_emoji events; emoji recorded before still images have none', async (t) => {
+  const s = await startTestServer(t, { dataDir: await withTempDir(t) });
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+
+  // A RealmEmojiAdded of schema version 1, as written before still images existed.
+  const realmId = 1;
+  await s.platform.store.append([{
+    streamId: `realm-emoji-${realmId}`, expectedVersion: -1,
+    events: [{ type: 'RealmEmojiAdded', schemaVersion: 1, data: { realm_id: realmId, emoji_id: 900, name: 'old_parrot', author_id: alice.id, file_name: '900.gif', path_id: `${realmId}/ab/cdefghijklmnopqrstuvwxyz/emoji-900`, content_type: 'image/gif' } }],
+  }], testMetadata(alice.id));
+  t.ok(await s.platform.waitForProjections((await s.platform.store.head()).position, 30_000));
+  t.equal((await emojiNamed(s, bob, 'old_parrot')).still_url, null, 'an old event gives still_url null');
+
+  const gif = await animation(100);
+  const events = await verifyAction(t, s, bob, async () => {
+    t.equal((await upload(s, alice, 'dancing_bird', [{ field: 'f1', filename: 'bird.gif', type: 'image/gif', data: gif }])).status, 200);
+  }, { register: { fetch_event_types: ['realm_emoji'] } });
+  const sent = Object.values(events[0]?.realm_emoji ?? {}) as Array<Record<string, any>>;
+  const bird = await emojiNamed(s, bob, 'dancing_bird');
+  t.same(sent.map((e) => [e.name, e.still_url]).sort(), [['dancing_bird', `/user_avatars/1/emoji/images/still/${bird.id}.png`], ['old_parrot', null]],
+    'the event carries still_url, null for the old emoji');
+  const state = await s.api('POST', '/register', bob, { fetch_event_types: ['realm_emoji'] });
+  t.equal(state.body.realm_emoji[bird.id].still_url, bird.still_url, '/register carries still_url');
+  t.equal(state.body.realm_emoji['900'].still_url, null);
+
+  const tables = allProjections.flatMap((p) => p.tables);
+  const before = await tableChecksums(s.platform.db, tables);
+  await s.platform.projections.rebuild();
+  t.same(await tableChecksums(s.platform.db, tables), before, 'identical after rebuild, old event included');
 });

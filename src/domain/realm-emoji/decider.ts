@@ -9,6 +9,8 @@ export interface RealmEmojiRow {
   name: string;
   author_id: number | null;
   file_name: string;
+  /** where the still image of an animated emoji is stored; null when it is not animated */
+  still_path_id: string | null;
   deactivated: boolean;
 }
 
@@ -36,6 +38,8 @@ export type RealmEmojiCommand =
     max_size_mib: number;
     /** where the bytes are (or will be) stored */
     path_id: string;
+    /** where the still first frame of an animated image is (or will be) stored; null when not animated */
+    still_path_id: string | null;
     /** is `name` a built-in (Unicode) emoji name */
     overrides_builtin: boolean;
   }
@@ -88,6 +92,7 @@ export function decideRealmEmoji(command: RealmEmojiCommand, state: RealmEmojiSt
         data: {
           realm_id, emoji_id: command.emoji_id, name, author_id: command.actor.user_id,
           file_name: `${command.emoji_id}.${extension}`, path_id: command.path_id, content_type: file.content_type,
+          still_path_id: command.still_path_id,
         },
       }];
     }
@@ -108,8 +113,8 @@ export function decideRealmEmoji(command: RealmEmojiCommand, state: RealmEmojiSt
 export function evolveRealmEmoji(list: readonly RealmEmojiRow[], event: RealmEmojiEvent): RealmEmojiRow[] {
   switch (event.type) {
     case 'RealmEmojiAdded': {
-      const { emoji_id: id, name, author_id, file_name } = event.data;
-      return [...list, { id, name, author_id, file_name, deactivated: false }];
+      const { emoji_id: id, name, author_id, file_name, still_path_id } = event.data;
+      return [...list, { id, name, author_id, file_name, still_path_id, deactivated: false }];
     }
     case 'RealmEmojiDeactivated':
       return list.map((e) => (e.id === event.data.emoji_id ? { ...e, deactivated: true } : e));

@@ -43,28 +43,32 @@ export default async function realmEmojiRoutes(app: FastifyInstance, { services 
 }
 
 /**
- * GET /user_avatars/<realm_id>/emoji/images/<file_name>: the emoji images (outside /api/v1). Public
- * like the real server's, so that rendered messages and notifications can show them.
+ * GET /user_avatars/<realm_id>/emoji/images/<file_name> and .../images/still/<file_name>: the emoji
+ * images (outside /api/v1): the resized image, the original upload (`<file_name>.original`) and the
+ * still first frame of an animated one. Public like the real server's, so that rendered messages and
+ * notifications can show them.
  */
 export async function emojiImageRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
   const storage = storageFor(ctx.config.dataDir);
   const notFound = () => new ApiError('BAD_REQUEST', 404, 'File not found');
-  app.route<{ Params: { realm_id: string; file_name: string } }>({
-    method: 'GET',
-    url: '/user_avatars/:realm_id/emoji/images/:file_name',
-    config: { auth: 'none', limited: true },
-    handler: async (request, reply) => {
-      const realmId = Number(request.params.realm_id);
-      if (!Number.isSafeInteger(realmId)) throw notFound();
-      const image = await getEmojiImage(ctx.db, realmId, request.params.file_name);
-      const data = image ? await storage.read(image.path_id) : null;
-      if (!image || !data) throw notFound();
-      return reply
-        .header('Content-Type', image.content_type)
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Cache-Control', 'public, max-age=86400')
-        .send(data);
-    },
-  });
+  for (const still of [false, true]) {
+    app.route<{ Params: { realm_id: string; file_name: string } }>({
+      method: 'GET',
+      url: still ? '/user_avatars/:realm_id/emoji/images/still/:file_name' : '/user_avatars/:realm_id/emoji/images/:file_name',
+      config: { auth: 'none', limited: true },
+      handler: async (request, reply) => {
+        const realmId = Number(request.params.realm_id);
+        if (!Number.isSafeInteger(realmId)) throw notFound();
+        const image = await getEmojiImage(ctx.db, realmId, request.params.file_name, still);
+        const data = image ? await storage.read(image.path_id) : null;
+        if (!image || !data) throw notFound();
+        return reply
+          .header('Content-Type', image.content_type)
+          .header('X-Content-Type-Options', 'nosniff')
+          .header('Cache-Control', 'public, max-age=86400')
+          .send(data);
+      },
+    });
+  }
 }

@@ -13,18 +13,23 @@ const given = (events: RealmEmojiEvent[], policy = 1): RealmEmojiState => ({
 });
 const add = (name: string, actor = member, extra: Partial<Extract<RealmEmojiCommand, { type: 'AddRealmEmoji' }>> = {}): RealmEmojiCommand => ({
   type: 'AddRealmEmoji', actor, emoji_id: 5, name, files: [{ content_type: 'image/gif', size: 10 }], max_size_mib: 5,
-  path_id: '1/ab/cdefghijklmnopqrstuvwxyz/emoji-5', overrides_builtin: false, ...extra,
+  path_id: '1/ab/cdefghijklmnopqrstuvwxyz/emoji-5', still_path_id: null, overrides_builtin: false, ...extra,
 });
 const added: RealmEmojiEvent = {
   type: 'RealmEmojiAdded',
-  data: { realm_id: 1, emoji_id: 3, name: 'parrot', author_id: 10, file_name: '3.png', path_id: 'p', content_type: 'image/png' },
+  data: { realm_id: 1, emoji_id: 3, name: 'parrot', author_id: 10, file_name: '3.png', path_id: 'p', content_type: 'image/png', still_path_id: null },
 };
 
 t.test('adding', async (t) => {
   t.same(decideRealmEmoji(add(' party parrot '), given([])), [{
     type: 'RealmEmojiAdded',
-    data: { realm_id: 1, emoji_id: 5, name: 'party_parrot', author_id: 10, file_name: '5.gif', path_id: '1/ab/cdefghijklmnopqrstuvwxyz/emoji-5', content_type: 'image/gif' },
+    data: { realm_id: 1, emoji_id: 5, name: 'party_parrot', author_id: 10, file_name: '5.gif', path_id: '1/ab/cdefghijklmnopqrstuvwxyz/emoji-5', content_type: 'image/gif',
+      still_path_id: null },
   }]);
+  const animated = decideRealmEmoji(add('parrot_2', member, { still_path_id: '1/ab/cdefghijklmnopqrstuvwxyz/emoji-5-still.png' }), given([]));
+  t.equal(animated[0]?.type === 'RealmEmojiAdded' && animated[0].data.still_path_id, '1/ab/cdefghijklmnopqrstuvwxyz/emoji-5-still.png',
+    'the event names the still image of an animated emoji');
+  t.same(given(animated).emoji.map((e) => e.still_path_id), ['1/ab/cdefghijklmnopqrstuvwxyz/emoji-5-still.png']);
   t.throws(() => decideRealmEmoji(add('parrot'), given([added])), { message: 'A custom emoji with this name already exists.' });
   t.throws(() => decideRealmEmoji(add('x', member), given([], 2)), { message: 'Insufficient permission' });
   t.throws(() => decideRealmEmoji(add('smile', member, { overrides_builtin: true }), given([])), { message: 'Only administrators can override default emoji.' });
