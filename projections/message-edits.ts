@@ -16,10 +16,11 @@ const covers = (s: Span, id: number) => s.from_id <= id && (s.to_id === null || 
 
 /**
  * Messages moving from channel `from` to channel `to`, as the real server moves UserMessage rows:
- * afterwards exactly the current subscribers of `to` (and the sender) have received them. Those
- * who had not get them as read; those who had and are not subscribed to `to` lose them with their
- * flags. Where the spans of `to` would say otherwise, a message_moved_receptions row records the
- * answer. Everything here comes from the messages projection's own tables, so a rebuild agrees.
+ * afterwards exactly the current subscribers of `to` have received them (and a sender never
+ * subscribed to `from` keeps them, as the real server leaves their row alone). Those who had not
+ * get them as read; those who had and are not subscribed to `to` lose them with their flags, the
+ * sender included. Where the spans of `to` (or, for the sender, "sent it") would say otherwise, a
+ * message_moved_receptions row records the answer. Everything here comes from the messages projection's own tables, so a rebuild agrees.
  */
 async function moveReceptions(trx: Trx, ids: number[], from: number, to: number): Promise<void> {
   if (ids.length === 0) return;
@@ -36,6 +37,11 @@ async function moveReceptions(trx: Trx, ids: number[], from: number, to: number)
   const overrides = await trx.selectFrom('message_moved_receptions').select(['user_id', 'message_id', 'received']).where('message_id', 'in', ids).execute();
   const senders = new Map((await trx.selectFrom('messages').select(['id', 'sender_id']).where('id', 'in', ids).execute()).map((r) => [r.id, r.sender_id]));
   const current = new Set(newSpans.filter((s) => s.to_id === null).map((s) => s.user_id));
+  // Senders ever subscribed to `from` lose the messages unless subscribed to `to` (the real server
+  // deletes the UserMessage rows of all of the old channel's subscriptions, active or not).
+  const senderIds = [...new Set(senders.values())].filter((u) => !current.has(u));
+  const everInFrom = new Set(senderIds.length === 0 ? [] : (await trx.selectFrom('message_reception_spans').select('user_id').distinct()
+    .where('stream_id', '=', from).where('user_id', 'in', senderIds).execute()).map((r) => r.user_id));
   const rows: Array<{ user_id: number; message_id: number; received: boolean }> = [];
   const gained = new Map<number, number[]>();
   const lost = new Map<number, number[]>();
@@ -45,6 +51,16 @@ async function moveReceptions(trx: Trx, ids: number[], from: number, to: number)
     const before = new Set(oldSpans.filter((s) => covers(s, id) && override.get(s.user_id) !== false).map((s) => s.user_id));
     for (const [u, received] of override) if (received) before.add(u);
     const byDefault = new Set(newSpans.filter((s) => covers(s, id)).map((s) => s.user_id));
+    if (sender !== undefined) {
+      // The sender has the message unless a row says otherwise (an earlier move took it away).
+      const senderHad = override.get(sender) !== false;
+      if (current.has(sender)) {
+        if (!senderHad) gained.set(sender, [...(gained.get(sender) ?? []), id]);
+      } else if (everInFrom.has(sender) || !senderHad) {
+        rows.push({ user_id: sender, message_id: id, received: false });
+        if (senderHad) lost.set(sender, [...(lost.get(sender) ?? []), id]);
+      }
+    }
     for (const u of current) {
       if (u === sender) continue;
       if (!byDefault.has(u)) rows.push({ user_id: u, message_id: id, received: true });

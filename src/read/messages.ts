@@ -68,10 +68,9 @@ export async function userMessageState(db: Db, viewerId: number, rows: MessageRo
   const movedReception = new Map(moved.map((r) => [r.message_id, r.received]));
   for (const f of flagRows) bits.set(f.message_id, f.flags);
   for (const r of rows) {
-    if (r.sender_id === viewerId) received.add(r.id);
-    else if (r.dm_key !== null) {
-      if (r.dm_key.split(',').map(Number).includes(viewerId)) received.add(r.id);
-    } else if (movedReception.get(r.id) ?? spans.some((s) => s.stream_id === r.stream_id && s.from_id <= r.id && (s.to_id === null || s.to_id >= r.id))) {
+    if (r.dm_key !== null) {
+      if (r.sender_id === viewerId || r.dm_key.split(',').map(Number).includes(viewerId)) received.add(r.id);
+    } else if (movedReception.get(r.id) ?? (r.sender_id === viewerId || spans.some((s) => s.stream_id === r.stream_id && s.from_id <= r.id && (s.to_id === null || s.to_id >= r.id)))) {
       received.add(r.id);
     }
   }

@@ -68,14 +68,15 @@ export interface NarrowViewer extends Viewer {
 
 /**
  * The viewer received the message (subscription span, DM participant, or sender). For a channel
- * message moved between channels, a message_moved_receptions row overrides the span answer.
+ * message moved between channels, a message_moved_receptions row overrides the span answer and
+ * the sender's (a sender not subscribed to the channel it was moved into has lost it).
  */
 export function receivedSql(userId: number): RawBuilder<unknown> {
-  return sql`(m.sender_id = ${userId}
-    OR (m.dm_key IS NOT NULL AND EXISTS (SELECT 1 FROM message_dm_recipients d WHERE d.user_id = ${userId} AND d.message_id = m.id))
+  return sql`((m.dm_key IS NOT NULL AND (m.sender_id = ${userId}
+      OR EXISTS (SELECT 1 FROM message_dm_recipients d WHERE d.user_id = ${userId} AND d.message_id = m.id)))
     OR (m.stream_id IS NOT NULL AND COALESCE(
       (SELECT mr.received FROM message_moved_receptions mr WHERE mr.user_id = ${userId} AND mr.message_id = m.id),
-      EXISTS (SELECT 1 FROM message_reception_spans s WHERE s.user_id = ${userId}
+      m.sender_id = ${userId} OR EXISTS (SELECT 1 FROM message_reception_spans s WHERE s.user_id = ${userId}
         AND s.stream_id = m.stream_id AND s.from_id <= m.id AND (s.to_id IS NULL OR s.to_id >= m.id)))))`;
 }
 
@@ -323,14 +324,16 @@ export async function messageVisibleTo(
   if (message.stream_id !== null) {
     stream = await db.selectFrom('streams').selectAll().where('id', '=', message.stream_id).executeTakeFirst();
     subscribed = await isSubscribed(db, viewer.user_id, message.stream_id);
-    if (!received) {
-      const moved = await db
-        .selectFrom('message_moved_receptions')
-        .select('received')
-        .where('user_id', '=', viewer.user_id)
-        .where('message_id', '=', message.id)
-        .executeTakeFirst();
-      const span = moved ? undefined : await db
+    // A moved message's row beats the span answer and "sent it".
+    const moved = await db
+      .selectFrom('message_moved_receptions')
+      .select('received')
+      .where('user_id', '=', viewer.user_id)
+      .where('message_id', '=', message.id)
+      .executeTakeFirst();
+    if (moved) received = moved.received;
+    else if (!received) {
+      const span = await db
         .selectFrom('message_reception_spans')
         .select('user_id')
         .where('user_id', '=', viewer.user_id)
@@ -338,7 +341,7 @@ export async function messageVisibleTo(
         .where('from_id', '<=', message.id)
         .where((eb) => eb.or([eb('to_id', 'is', null), eb('to_id', '>=', message.id)]))
         .executeTakeFirst();
-      received = moved ? moved.received : span !== undefined;
+      received = span !== undefined;
     }
   }
   return canReadMessage(viewer, message, { stream, subscribed, received, dmParticipant: participants.includes(viewer.user_id) });

@@ -43,6 +43,12 @@ t.test('rebuild reproduces the message read tables', async (t) => {
   await unsubscribe(s, dave, 'elsewhere', [dave]);
   await subscribe(s, alice, 'elsewhere', [bob]);
   await s.api('PATCH', `/messages/${m4}`, alice, { stream_id: (await s.api('GET', '/get_stream_id', alice, { stream: 'elsewhere' })).body.stream_id, propagate_mode: 'change_all' });
+  // A move into a private channel its sender is not subscribed to: the sender's row and lost star.
+  const hideout = await createChannel(s, admin, 'hideout', [], { invite_only: true, history_public_to_subscribers: false });
+  const m5 = await sendStream(s, bob, 'general', 'hidden', 'from bob');
+  await s.api('POST', '/messages/flags', bob, { messages: [m5], op: 'add', flag: 'starred' });
+  await s.api('PATCH', `/messages/${m5}`, admin, { stream_id: hideout, propagate_mode: 'change_one' });
+  t.equal((await s.api('GET', `/messages/${m5}`, bob)).status, 400, 'gone for its sender');
   await s.api('DELETE', `/messages/${d1}`, alice);
   await s.api('POST', `/streams/${sid}/delete_topic`, admin, { topic_name: 'renamed' });
 
