@@ -2,24 +2,11 @@ import t from 'tap';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
 import { verifyAction } from '../helpers/verify-action.js';
 import { createChannel, sendStream, subscribe, unsubscribe } from '../helpers/channels-fixture.js';
+import { move, moveQueueRegister, poll, queueOf } from '../helpers/moves-fixture.js';
 
 // Who hears about messages moved between channels: a message moved twice, topic lists of
 // channels with protected history, and guests (zerver/actions/message_edit.py, do_update_message).
 
-const register = {
-  event_types: ['message', 'update_message', 'delete_message', 'update_message_flags'],
-  fetch_event_types: ['message', 'update_message_flags', 'starred_messages'],
-  client_capabilities: { bulk_message_deletion: true },
-  apply_markdown: true,
-};
-const queueOf = async (s: TestServer, u: TestUser) => s.api('POST', '/register', u, register);
-const poll = async (s: TestServer, u: TestUser, reg: { body: any }) =>
-  (await s.api('GET', '/events', u, { queue_id: reg.body.queue_id, last_event_id: reg.body.last_event_id, dont_block: true })).body.events
-    .filter((e: { type: string }) => e.type !== 'heartbeat') as Array<Record<string, any>>;
-const move = async (s: TestServer, as: TestUser, id: number, streamId: number) => {
-  const r = await s.api('PATCH', `/messages/${id}`, as, { stream_id: streamId, propagate_mode: 'change_one' });
-  if (r.status !== 200) throw new Error(`move: ${JSON.stringify(r.body)}`);
-};
 const topicsOf = async (s: TestServer, u: TestUser, streamId: number) => {
   const r = await s.api('GET', `/users/me/${streamId}/topics`, u);
   if (r.status !== 200) throw new Error(`topics: ${JSON.stringify(r.body)}`);
@@ -83,7 +70,7 @@ t.test('moved twice: registered state stays equal to a fresh register', async (t
   await unsubscribe(s, formerB, 'twice-v-b', [formerB]);
   await move(s, alice, m, b);
   await s.api('POST', '/messages/flags', lateB, { messages: [m], op: 'remove', flag: 'read' });
-  const events = await verifyAction(t, s, lateB, () => move(s, alice, m, c), { register, ignoreKeys: ['max_message_id'] });
+  const events = await verifyAction(t, s, lateB, () => move(s, alice, m, c), { register: moveQueueRegister, ignoreKeys: ['max_message_id'] });
   t.match(events, [{ type: 'update_message', message_ids: [m], stream_id: b, new_stream_id: c }], 'kept (unread) in the new channel');
 });
 
@@ -134,7 +121,7 @@ t.test('guests new to the destination channel', async (t) => {
     await move(s, alice, m1, pub);
     await move(s, alice, m2, sharedHistory);
     await move(s, alice, m3, prot);
-  }, { register, ignoreKeys: ['max_message_id'] });
+  }, { register: moveQueueRegister, ignoreKeys: ['max_message_id'] });
   t.same(events, [], 'a guest new to a public destination gets no update_message (the real server leaves them out)');
   t.same(await poll(s, toShared, queues.get(toShared)!), [], 'nor one new to a private destination with shared history');
   t.match(await poll(s, toProtected, queues.get(toProtected)!), [{ type: 'update_message', message_ids: [m3], new_stream_id: prot, flags: ['read'] }],

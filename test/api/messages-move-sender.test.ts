@@ -1,25 +1,12 @@
 import t from 'tap';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
 import { createChannel, sendStream, subscribe } from '../helpers/channels-fixture.js';
+import { move, poll, queueOf } from '../helpers/moves-fixture.js';
 
 // The sender of a message moved into a channel they are not subscribed to loses it like everyone
 // else (zerver/actions/message_edit.py, do_update_message: the UserMessage rows of the old
 // channel's subscribers not subscribed to the new channel are deleted, the sender's included).
 
-const register = {
-  event_types: ['message', 'update_message', 'delete_message', 'update_message_flags'],
-  fetch_event_types: ['message', 'update_message_flags', 'starred_messages'],
-  client_capabilities: { bulk_message_deletion: true },
-  apply_markdown: true,
-};
-const queueOf = async (s: TestServer, u: TestUser) => s.api('POST', '/register', u, register);
-const poll = async (s: TestServer, u: TestUser, reg: { body: any }) =>
-  (await s.api('GET', '/events', u, { queue_id: reg.body.queue_id, last_event_id: reg.body.last_event_id, dont_block: true })).body.events
-    .filter((e: { type: string }) => e.type !== 'heartbeat') as Array<Record<string, any>>;
-const move = async (s: TestServer, as: TestUser, id: number, streamId: number) => {
-  const r = await s.api('PATCH', `/messages/${id}`, as, { stream_id: streamId, propagate_mode: 'change_one' });
-  if (r.status !== 200) throw new Error(`move: ${JSON.stringify(r.body)}`);
-};
 const ids = (r: { body: any }) => (r.body.messages as Array<{ id: number }>).map((m) => m.id);
 const fetch = (s: TestServer, u: TestUser, narrow: unknown[]) =>
   s.api('GET', '/messages', u, { anchor: 'newest', num_before: 100, num_after: 0, narrow });
