@@ -14,6 +14,14 @@ import { clearFlagBits, clearFlagBitsCtes, PendingBitChanges, setBits } from './
 type Span = { user_id: number; from_id: number; to_id: number | null };
 const covers = (s: Span, id: number) => s.from_id <= id && (s.to_id === null || s.to_id >= id);
 
+/** The value of `key` in `map`, set to `empty` first when missing (lists grow in place: a move may touch thousands of messages). */
+function addTo<K, V>(map: Map<K, V>, key: K, empty: V): V {
+  const known = map.get(key);
+  if (known !== undefined) return known;
+  map.set(key, empty);
+  return empty;
+}
+
 /**
  * Messages moving from channel `from` to channel `to`, as the real server moves UserMessage rows:
  * afterwards exactly the current subscribers of `to` have received them (and a sender never
@@ -42,12 +50,14 @@ async function moveReceptions(trx: Trx, ids: number[], from: number, to: number)
   const senderIds = [...new Set(senders.values())].filter((u) => !current.has(u));
   const everInFrom = new Set(senderIds.length === 0 ? [] : (await trx.selectFrom('message_reception_spans').select('user_id').distinct()
     .where('stream_id', '=', from).where('user_id', 'in', senderIds).execute()).map((r) => r.user_id));
+  const overridesOf = new Map<number, Map<number, boolean>>();
+  for (const o of overrides) addTo(overridesOf, o.message_id, new Map()).set(o.user_id, o.received);
   const rows: Array<{ user_id: number; message_id: number; received: boolean }> = [];
   const gained = new Map<number, number[]>();
   const lost = new Map<number, number[]>();
   for (const id of ids) {
     const sender = senders.get(id);
-    const override = new Map(overrides.filter((o) => o.message_id === id).map((o) => [o.user_id, o.received]));
+    const override = overridesOf.get(id) ?? new Map<number, boolean>();
     const before = new Set(oldSpans.filter((s) => covers(s, id) && override.get(s.user_id) !== false).map((s) => s.user_id));
     for (const [u, received] of override) if (received) before.add(u);
     const byDefault = new Set(newSpans.filter((s) => covers(s, id)).map((s) => s.user_id));
@@ -55,19 +65,19 @@ async function moveReceptions(trx: Trx, ids: number[], from: number, to: number)
       // The sender has the message unless a row says otherwise (an earlier move took it away).
       const senderHad = override.get(sender) !== false;
       if (current.has(sender)) {
-        if (!senderHad) gained.set(sender, [...(gained.get(sender) ?? []), id]);
+        if (!senderHad) addTo(gained, sender, []).push(id);
       } else if (everInFrom.has(sender) || !senderHad) {
         rows.push({ user_id: sender, message_id: id, received: false });
-        if (senderHad) lost.set(sender, [...(lost.get(sender) ?? []), id]);
+        if (senderHad) addTo(lost, sender, []).push(id);
       }
     }
     for (const u of current) {
       if (u === sender) continue;
       if (!byDefault.has(u)) rows.push({ user_id: u, message_id: id, received: true });
-      if (!before.has(u)) gained.set(u, [...(gained.get(u) ?? []), id]);
+      if (!before.has(u)) addTo(gained, u, []).push(id);
     }
     for (const u of byDefault) if (u !== sender && !current.has(u)) rows.push({ user_id: u, message_id: id, received: false });
-    for (const u of before) if (u !== sender && !current.has(u)) lost.set(u, [...(lost.get(u) ?? []), id]);
+    for (const u of before) if (u !== sender && !current.has(u)) addTo(lost, u, []).push(id);
   }
   await trx.deleteFrom('message_moved_receptions').where('message_id', 'in', ids).execute();
   for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('message_moved_receptions').values(rows.slice(i, i + 1000)).execute();

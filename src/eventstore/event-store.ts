@@ -9,7 +9,7 @@ import {
   type StoredEvent,
   type StreamAppend,
 } from './types.js';
-import { upcast } from './upcast.js';
+import { currentSchemaVersion, upcast } from './upcast.js';
 import { RecentCommits } from './recent-commits.js';
 
 /** Serializes appenders across every process sharing the database (property 2 in ARCHITECTURE.md). */
@@ -127,7 +127,7 @@ export class EventStore {
             event_id: randomUUID(),
             stream_id: append.streamId,
             type: event.type,
-            schema_version: event.schemaVersion ?? 1,
+            schema_version: event.schemaVersion ?? currentSchemaVersion(event.type),
             data: JSON.parse(dataJson) as Record<string, unknown>,
             metadata,
           };

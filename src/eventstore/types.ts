@@ -2,6 +2,7 @@
 export interface NewEvent {
   readonly type: string;
   readonly data: Record<string, unknown>;
+  /** Omitted: the type's current version (see currentSchemaVersion in upcast.ts). */
   readonly schemaVersion?: number;
 }
 

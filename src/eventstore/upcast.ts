@@ -15,6 +15,13 @@ export function registerUpcaster(type: string, fromVersion: number, upcaster: Up
   upcasters[`${type}@${fromVersion}`] = upcaster;
 }
 
+/** The version an event of `type` is written with: the one its chain of upcasters ends at. */
+export function currentSchemaVersion(type: string): number {
+  let version = 1;
+  while (upcasters[`${type}@${version}`]) version += 1;
+  return version;
+}
+
 export function upcast(event: StoredEvent): StoredEvent {
   let current = event;
   for (;;) {

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { decideRealmEmoji, type RealmEmojiCommand, type RealmEmojiState } from '../domain/realm-emoji/decider.js';
 import { emojiByName } from '../markdown/index.js';
-import { REALM_EMOJI_ADDED_SCHEMA_VERSION } from '../domain/realm-emoji/events.js';
 import { listRealmEmojiRows, originalPathId } from '../read/realm-emoji.js';
 import type { RealmRow } from '../read/realm.js';
 import type { UserRow } from '../read/users.js';
@@ -40,8 +39,7 @@ async function run(ctx: ServiceContext, meta: RequestMeta, realm: RealmRow, comm
   await ctx.commands.run(metadataOf(meta), async () => {
     const streamId = realmEmojiStream(realm.id);
     const version = await streamVersion(ctx, streamId);
-    const events = decideRealmEmoji(command, await loadState(ctx, realm)).map((event) =>
-      (event.type === 'RealmEmojiAdded' ? { ...event, schemaVersion: REALM_EMOJI_ADDED_SCHEMA_VERSION } : event));
+    const events = decideRealmEmoji(command, await loadState(ctx, realm));
     return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events }], result: undefined };
   });
 }

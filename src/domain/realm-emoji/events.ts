@@ -18,7 +18,7 @@ export type RealmEmojiAdded = Event<'RealmEmojiAdded', {
   still_path_id: string | null;
 }>;
 
-/** The schema version RealmEmojiAdded events are written with (see src/eventstore/upcast.ts). */
+/** The schema version RealmEmojiAdded events are written with: where src/eventstore/upcast.ts's upcasters end. */
 export const REALM_EMOJI_ADDED_SCHEMA_VERSION = 2;
 
 /** Deactivated, never deleted: old messages and reactions still show the image. */
