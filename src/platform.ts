@@ -45,6 +45,7 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
   const bus: Bus = config.natsUrl ? new NatsBus(config.natsUrl, config.natsStream) : new InProcessBus();
   const projections = new ProjectionRunner(db, store, options.projections, bus, { readAhead: database.kind === 'postgres' });
   const commands = new CommandRunner(db, store, projections);
+  database.onConnectionLost(() => projections.resync());
   let relay: NatsRelay | undefined;
   if (options.startWorkers !== false) {
     await projections.start();

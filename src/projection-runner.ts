@@ -79,6 +79,8 @@ export class ProjectionRunner {
   private readonly tableMarks = new Map<string, number>();
   /** Where every checkpoint stood after this process's last batch; undefined: read them. */
   private checkpointsAt: number | undefined;
+  /** False after a lost connection, until a pass has read the checkpoints from the database again. */
+  private confirmed = true;
   private waiters: Array<{ position: number; resolve: (ok: boolean) => void }> = [];
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -144,6 +146,17 @@ export class ProjectionRunner {
     }
   }
 
+  /**
+   * The database dropped a connection (a restart, a crash, a failover): the checkpoints may not be
+   * where this process last saw them. Until a pass has read them again, no wait is answered from
+   * memory; that pass moves the known position back if the read tables lost a tail, and refolds it.
+   */
+  resync(): void {
+    this.confirmed = false;
+    this.markAllChanged();
+    this.kick();
+  }
+
   private markAllChanged(): void {
     // Whatever moved the read tables elsewhere may have moved the checkpoints too.
     this.checkpointsAt = undefined;
@@ -186,7 +199,7 @@ export class ProjectionRunner {
 
   /** Resolves true once every projection has applied the log up to `position`. */
   waitFor(position: number, timeoutMs = 10_000): Promise<boolean> {
-    if (this.position >= position) return Promise.resolve(true);
+    if (this.confirmed && this.position >= position) return Promise.resolve(true);
     return new Promise((resolve) => {
       const waiter = { position, resolve };
       this.waiters.push(waiter);
@@ -240,10 +253,10 @@ export class ProjectionRunner {
     let result: BatchResult;
     try {
       result = await this.db.transaction().execute(async (trx) => {
-        // The read tables are derived from the log, so their commit need not wait for the disk: a
-        // crash can only lose a tail of projected batches, checkpoints included, and the runner folds
-        // them again from the (durably committed) log before the process serves anything.
-        await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY}), set_config('synchronous_commit', 'off', true)`.execute(trx);
+        // The commit waits for the disk like any other: a request answers once its events are
+        // projected, and a database crash must not take back what it already answered (a read
+        // after the restart would miss it until some other write woke the worker).
+        await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
         return this.applyBatchInTransaction(trx, BATCH, guess);
       });
     } catch (error) {
@@ -254,6 +267,7 @@ export class ProjectionRunner {
       return true;
     }
     this.countApplied(result.applied);
+    if (guess === undefined) this.confirmFrom(result.from);
     // Read tables another process moved past what this one saw change table by table.
     if (result.from > this.position) this.markAllChanged();
     this.checkpointsAt = result.allAt;
@@ -443,6 +457,17 @@ export class ProjectionRunner {
 
   private countApplied(applied: Map<string, number>): void {
     for (const [name, n] of applied) this.appliedEvents.set(name, (this.appliedEvents.get(name) ?? 0) + n);
+  }
+
+  /** A pass read the checkpoints: the read tables stand at `from`, whatever this process believed. */
+  private confirmFrom(from: number): void {
+    if (from < this.position) {
+      this.position = from;
+      this.markAllChanged();
+    }
+    if (this.confirmed) return;
+    this.confirmed = true;
+    this.advanceTo(from);
   }
 
   private advanceTo(position: number): void {

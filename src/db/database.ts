@@ -36,6 +36,11 @@ export interface DatabaseHandle {
    * hot statements where that matters. Only on PostgreSQL; the embedded backend has no wire protocol.
    */
   namedQuery?: NamedQuery;
+  /**
+   * Called when the server drops a connection (a restart, a crash): whatever a process remembers
+   * about the database's state may since have been lost with it.
+   */
+  onConnectionLost(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -51,15 +56,19 @@ export interface DatabaseOptions {
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20, Client: PreparingClient });
+    const lostListeners: Array<() => void> = [];
+    const connectionLost = () => {
+      for (const listener of lostListeners) listener();
+    };
     // A dropped connection must not crash the process; the pool replaces it.
-    pool.on('error', () => {});
+    pool.on('error', connectionLost);
     // The pool only listens on idle clients: a checked-out one (a worker's long-held connection)
     // that the server terminates would emit an unhandled 'error'. Its pending query rejects anyway.
-    pool.on('connect', (client) => client.on('error', () => {}));
+    pool.on('connect', (client) => client.on('error', connectionLost));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const namedQuery: NamedQuery = async <Row>(name: string, text: string, values: unknown[]) =>
       (await pool.query({ name, text, values })).rows as Row[];
-    return { db, kind: 'postgres', namedQuery, close: () => db.destroy() };
+    return { db, kind: 'postgres', namedQuery, onConnectionLost: (listener) => lostListeners.push(listener), close: () => db.destroy() };
   }
   let pglite: PGlite;
   if (options.dataDir) {
@@ -70,7 +79,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   }
   const pool = new PGlitePool(pglite);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
-  return { db, kind: 'pglite', pglite, close: () => db.destroy() };
+  return { db, kind: 'pglite', pglite, onConnectionLost: () => undefined, close: () => db.destroy() };
 }
 
 /*
