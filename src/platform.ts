@@ -1,10 +1,12 @@
 import type { Config } from './config.js';
+import type { Db } from './db/database.js';
 import { openDatabase, rememberMemoryTemplate, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { EventStore } from './eventstore/event-store.js';
 import type { Bus } from './bus/bus.js';
 import { InProcessBus } from './bus/in-process-bus.js';
 import { NatsBus } from './bus/nats-bus.js';
+import { logHasEvent, readLogId } from './eventstore/log-identity.js';
 import { NatsRelay } from './bus/nats-relay.js';
 import { ProjectionRunner } from './projection-runner.js';
 import type { Projection } from './projections-api.js';
@@ -28,6 +30,24 @@ export interface PlatformOptions {
   startWorkers?: boolean;
 }
 
+/** How long a start waits for NATS to answer before going on without it (it connects later). */
+const NATS_START_WAIT_MS = 3_000;
+
+/**
+ * The bus for this database's log. A stream that holds another log refuses the start loudly; if
+ * NATS is not reachable yet, the same check runs when it connects (and the bus then stays unused).
+ */
+async function connectNats(url: string, stream: string, db: Db): Promise<NatsBus> {
+  const logId = await readLogId(db);
+  const bus = new NatsBus(url, stream, { logId, hasEvent: (eventId) => logHasEvent(db, eventId) });
+  await bus.waitConnected(NATS_START_WAIT_MS);
+  if (bus.refusal) {
+    await bus.close();
+    throw new Error(bus.refusal);
+  }
+  return bus;
+}
+
 export async function createPlatform(config: Config, options: PlatformOptions): Promise<Platform> {
   let lock: DataDirLock | undefined;
   if (!config.databaseUrl && !options.inMemory) lock = acquireDataDirLock(config.dataDir);
@@ -42,7 +62,14 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
   await migrateToLatest(db);
   if (options.inMemory) await rememberMemoryTemplate(database);
   const store = new EventStore(db, database.namedQuery);
-  const bus: Bus = config.natsUrl ? new NatsBus(config.natsUrl, config.natsStream) : new InProcessBus();
+  let bus: Bus;
+  try {
+    bus = config.natsUrl ? await connectNats(config.natsUrl, config.natsStream, db) : new InProcessBus();
+  } catch (error) {
+    await database.close();
+    lock?.release();
+    throw error;
+  }
   const projections = new ProjectionRunner(db, store, options.projections, bus, { readAhead: database.kind === 'postgres' });
   const commands = new CommandRunner(db, store, projections);
   database.onConnectionLost(() => projections.resync());

@@ -4,6 +4,15 @@ import type { Bus, WakeSignal } from './bus.js';
 
 export const DEFAULT_EVENTS_STREAM = 'CHAT_EVENTS';
 export const POSITION_HEADER = 'Chat-Position';
+export const LOG_HEADER = 'Chat-Log';
+const DESCRIPTION_PREFIX = 'zulip-es log ';
+
+/** Which log a bus carries, and how to tell whether a stream made before logs had ids holds this one. */
+export interface LogScope {
+  logId: string;
+  /** Whether an event id is in this log (for a stream with no log id: adopted only if its last event is ours). */
+  hasEvent(eventId: string): Promise<boolean>;
+}
 
 const codec = JSONCodec<unknown>();
 
@@ -11,6 +20,11 @@ const codec = JSONCodec<unknown>();
  * Production bus. Committed events go to a JetStream stream with Nats-Msg-Id = event_id, so a
  * re-publish after a crash is dropped by the server. Wake-ups are plain core-NATS messages.
  * The connection is made in the background: NATS being down never blocks a write.
+ *
+ * One stream holds one log: the stream's description names the log id, and a stream that names
+ * another log is refused (nothing is published to it, and `refusal` says why) rather than mixed.
+ * Wake-ups travel on a subject of this log's own, so another deployment on the same NATS server
+ * can never wake this one's workers or move its read-your-writes position.
  */
 export class NatsBus implements Bus {
   readonly kind = 'nats' as const;
@@ -26,13 +40,17 @@ export class NatsBus implements Bus {
   private readonly subjectPrefix: string;
   private readonly wakeSubject: string;
 
+  /** Why the stream was refused (it holds another log), once the bus has looked. */
+  refusal: string | undefined;
+
   constructor(
     private readonly url: string,
-    stream = DEFAULT_EVENTS_STREAM,
+    stream: string,
+    private readonly scope: LogScope,
   ) {
     this.stream = stream;
     this.subjectPrefix = `${stream.toLowerCase()}.events`;
-    this.wakeSubject = `${stream.toLowerCase()}.wake`;
+    this.wakeSubject = `${stream.toLowerCase()}.wake.${scope.logId}`;
     this.ready = this.connectLoop();
   }
 
@@ -67,18 +85,43 @@ export class NatsBus implements Bus {
           },
         });
         return;
-      } catch {
+      } catch (error) {
+        if (error instanceof StreamRefused) {
+          await this.nc?.close().catch(() => undefined);
+          return;
+        }
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
     }
   }
 
   private async ensureStream(jsm: JetStreamManager): Promise<void> {
+    const description = `${DESCRIPTION_PREFIX}${this.scope.logId}`;
+    let info;
     try {
-      await jsm.streams.info(this.stream);
+      info = await jsm.streams.info(this.stream);
     } catch {
-      await jsm.streams.add({ name: this.stream, subjects: [`${this.subjectPrefix}.>`], duplicate_window: 120_000_000_000 });
+      await jsm.streams.add({ name: this.stream, subjects: [`${this.subjectPrefix}.>`], duplicate_window: 120_000_000_000, description });
+      return;
     }
+    const named = info.config.description?.startsWith(DESCRIPTION_PREFIX) ? info.config.description.slice(DESCRIPTION_PREFIX.length) : undefined;
+    if (named === this.scope.logId) return;
+    if (named === undefined && (await this.holdsOnlyThisLog(jsm, info.state.messages, info.state.last_seq))) {
+      // A stream made before logs had ids, by this log: it becomes this log's.
+      await jsm.streams.update(this.stream, { ...info.config, description });
+      return;
+    }
+    this.refusal =
+      `NATS stream ${this.stream} holds ${named ? `another log (${named})` : 'events of another log'}, not this database's log ${this.scope.logId}: ` +
+      'give each deployment a stream of its own (NATS_STREAM)';
+    throw new StreamRefused(this.refusal);
+  }
+
+  private async holdsOnlyThisLog(jsm: JetStreamManager, messages: number, lastSeq: number): Promise<boolean> {
+    if (messages === 0) return true;
+    const last = await jsm.streams.getMessage(this.stream, { seq: lastSeq });
+    const eventId = last.header.get('Nats-Msg-Id');
+    return eventId !== '' && (await this.scope.hasEvent(eventId));
   }
 
   /** Resolves once connected, or after `ms` whichever comes first. */
@@ -103,16 +146,19 @@ export class NatsBus implements Bus {
   }
 
   async publishEvents(events: readonly StoredEvent[]): Promise<void> {
+    if (this.refusal) throw new Error(this.refusal);
     const js = this.js;
     if (!js) throw new Error('NATS is not connected');
     for (const event of events) {
       const h = headers();
       h.set(POSITION_HEADER, String(event.position));
+      h.set(LOG_HEADER, this.scope.logId);
       await js.publish(`${this.subjectPrefix}.${event.type}`, codec.encode(event), { msgID: event.event_id, headers: h, timeout: 5_000 });
     }
   }
 
   async lastPublishedPosition(): Promise<number | undefined> {
+    if (this.refusal) throw new Error(this.refusal);
     const jsm = this.jsm;
     if (!jsm) throw new Error('NATS is not connected');
     const info = await jsm.streams.info(this.stream);
@@ -122,7 +168,7 @@ export class NatsBus implements Bus {
   }
 
   isConnected(): boolean {
-    return !!this.nc && !this.nc.isClosed() && !!this.js;
+    return !!this.nc && !this.nc.isClosed() && !!this.js && this.refusal === undefined;
   }
 
   async close(): Promise<void> {
@@ -130,3 +176,5 @@ export class NatsBus implements Bus {
     await this.nc?.drain().catch(() => undefined);
   }
 }
+
+class StreamRefused extends Error {}

@@ -17,6 +17,12 @@ export interface EventsTable {
   recorded_at: ColumnType<Date, never, never>;
 }
 
+/** The one row naming this log (migration 0096). */
+export interface LogIdentityTable {
+  log_id: string;
+  created_at: ColumnType<Date, never, never>;
+}
+
 export interface CheckpointsTable {
   name: string;
   position: number;
@@ -179,6 +185,7 @@ export interface SharedAreaTables {
  */
 export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables {
   events: EventsTable;
+  log_identity: LogIdentityTable;
   checkpoints: CheckpointsTable;
   realms: RealmsTable;
   users: UsersTable;
