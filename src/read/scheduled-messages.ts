@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
-import type { Transaction } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import type { ScheduledMessagesTable } from '../db/schema/scheduled-messages.js';
 import type { ScheduledMessageState } from '../domain/scheduled-messages/decider.js';
 
 type Reader = Db | Transaction<Database>;
@@ -22,8 +23,7 @@ export function toClientScheduledMessage(m: NonNullable<ScheduledMessageState>):
   return m.type === 'stream' ? { ...base, to: m.stream_id!, topic: m.topic } : { ...base, to: m.to };
 }
 
-type Row = Awaited<ReturnType<typeof selectRows>>[number];
-const selectRows = (db: Reader) => db.selectFrom('scheduled_messages').selectAll().execute();
+type Row = Selectable<ScheduledMessagesTable>;
 
 function stateOf(row: Row): NonNullable<ScheduledMessageState> & { version: number } {
   return {
