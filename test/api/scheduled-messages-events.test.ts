@@ -74,6 +74,7 @@ t.test('the delivered message reaches its recipients\' queues like any sent mess
     { type: 'message', message: { sender_id: alice.id, content: '<p>for bob</p>', type: 'private', client: 'lightMyRequest' }, flags: ['read'] },
     { type: 'scheduled_messages', op: 'remove' },
   ], 'the sender gets the message and the removal');
+  t.notOk('local_message_id' in events[0]!, 'no client of the sender sent it: nothing to match against a local echo');
   const bobs = (await s.api('GET', '/events', bob, { queue_id: bobQueue.queue_id, last_event_id: bobQueue.last_event_id, dont_block: true })).body.events;
   t.match(bobs, [{ type: 'message', message: { sender_id: alice.id, content: '<p>for bob</p>' }, flags: [] }]);
   t.equal(bobs.length, 1, 'the recipient gets only the message');
