@@ -9,12 +9,14 @@ import { QueueService } from './event-queue/queue-service.js';
 import { ensureOrganization, type BootstrapResult } from './services/bootstrap.js';
 import app from './app.js';
 import { toApiError } from './http/plugins/errors.js';
+import { ScheduledMessageWorker, type SchedulerOptions } from './scheduler/scheduled-message-worker.js';
 
 export interface ServerInstance {
   fastify: FastifyInstance;
   platform: Platform;
   queues: QueueService;
   bootstrap: BootstrapResult;
+  scheduler: ScheduledMessageWorker;
   close(): Promise<void>;
 }
 
@@ -23,6 +25,7 @@ export interface BuildOptions {
   inMemory?: boolean;
   logger?: boolean | object;
   writeZuliprc?: boolean;
+  scheduler?: SchedulerOptions;
 }
 
 /** Wires storage, workers, the queue hub and the HTTP app; the caller decides whether to listen. */
@@ -63,14 +66,21 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   platform.projections.onStall((report) => fastify.log.warn(report, 'a write was answered before the read tables reached it'));
   await fastify.register(app, { services: { ctx: platform, queues } });
   await fastify.ready();
+  const scheduler = new ScheduledMessageWorker(platform, {
+    onError: (error, id) => fastify.log.error({ err: error, scheduled_message_id: id }, 'scheduled message delivery failed; retrying'),
+    ...options.scheduler,
+  });
+  scheduler.start();
   return {
     fastify,
     platform,
     queues,
     bootstrap,
+    scheduler,
     async close() {
       if (closed) return;
       closed = true;
+      await scheduler.stop();
       queues.stop();
       await fastify.close();
       await queues.flushCursors().catch(() => undefined);

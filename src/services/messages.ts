@@ -14,7 +14,7 @@ import {
   type MessageState,
   type Sender,
 } from '../domain/messages/decider.js';
-import type { MessageFlagsChanged, MessagesDeleted, MovedReceptions } from '../domain/messages/events.js';
+import type { MessageFlagsChanged, MessageSent, MessagesDeleted, MovedReceptions } from '../domain/messages/events.js';
 import { EDITABLE_FLAGS, FlagBit, NON_EDITABLE_FLAGS, isRead } from '../domain/messages/flags.js';
 import type { StreamPropertyChanged } from '../domain/channels/events.js';
 import { renderMarkdown } from '../markdown/index.js';
@@ -140,8 +140,27 @@ async function recipientIdFor(ctx: ServiceContext, key: string): Promise<number>
   return id;
 }
 
+/** A message checked, addressed and rendered as POST /messages would send it, not yet appended. */
+export interface PreparedMessage {
+  id: number;
+  events: MessageSent[];
+  /** Call once the events are committed (caches the recipient id they introduced). */
+  committed(): void;
+}
+
 /** POST /messages. */
 export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, params: SendParams): Promise<{ id: number }> {
+  const prepared = await prepareMessage(ctx, meta, user, realm, params);
+  await ctx.commands.run(metadataOf(meta), async () => ({
+    appends: [{ streamId: messageStream(prepared.id), expectedVersion: -1, events: prepared.events }],
+    result: undefined,
+  }));
+  prepared.committed();
+  return { id: prepared.id };
+}
+
+/** Every check, the addressing and the rendering of a send; the caller appends the events. */
+export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, params: SendParams): Promise<PreparedMessage> {
   const props = realm.properties as Record<string, unknown>;
   const type = params.type;
   const content = normalizeContent(params.content);
@@ -236,12 +255,7 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     sender_queue_id: params.queue_id ?? null,
     local_id: params.local_id ?? null,
   });
-  await ctx.commands.run(metadataOf(meta), async () => ({
-    appends: [{ streamId: messageStream(id), expectedVersion: -1, events }],
-    result: undefined,
-  }));
-  recipientCacheOf(ctx.db).set(recipientKey, recipientId);
-  return { id };
+  return { id, events, committed: () => recipientCacheOf(ctx.db).set(recipientKey, recipientId) };
 }
 
 /** A message the user may see, or `Invalid message(s)`. */

@@ -49,6 +49,10 @@ interface Case {
 
 let seq = 0;
 
+/** A note to self scheduled an hour ahead (every role may schedule one). */
+const scheduledNote = (c: Ctx) => ({ type: 'direct', to: [c.actor.id], content: 'later', scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600 });
+const scheduleNote = async (c: Ctx) => (await c.s.api('POST', '/scheduled_messages', c.actor, scheduledNote(c))).body.scheduled_message_id as number;
+
 const CASES: Case[] = [
   { method: 'POST', path: '/users/me/api_key/regenerate', allowed: ALL, fresh: true },
   { method: 'POST', path: '/users', params: (c) => ({ email: `${c.unique('new')}@example.com`, full_name: 'New Person' }), allowed: ADMINS },
@@ -86,6 +90,9 @@ const CASES: Case[] = [
     path: async (c) => `/drafts/${(await c.s.api('POST', '/drafts', c.actor, { drafts: [{ type: '', to: [], topic: '', content: 'a' }] })).body.ids[0]}`,
     allowed: ALL,
   },
+  { method: 'POST', path: '/scheduled_messages', params: (c) => scheduledNote(c), allowed: ALL },
+  { method: 'PATCH', path: async (c) => `/scheduled_messages/${await scheduleNote(c)}`, params: () => ({ content: 'later still' }), allowed: ALL },
+  { method: 'DELETE', path: async (c) => `/scheduled_messages/${await scheduleNote(c)}`, allowed: ALL },
   { method: 'POST', path: '/users/me/subscriptions', params: (c) => ({ subscriptions: [{ name: c.unique('new channel') }] }), allowed: NON_GUESTS, note: 'create a channel' },
   { method: 'POST', path: '/users/me/subscriptions', params: (c) => ({ subscriptions: [{ name: c.channel.name }] }), allowed: NON_GUESTS, note: 'join a public channel' },
   {
