@@ -15,6 +15,10 @@ import auditRoutes from './audit.js';
 import realmEmojiRoutes from './realm-emoji.js';
 import mutedUserRoutes from './muted-users.js';
 import readReceiptRoutes from './read-receipts.js';
+import devLoginRoutes from './dev-login.js';
+import callRoutes from './calls.js';
+import pushTestRoutes from './push-test.js';
+import channelEmailRoutes from './channel-email.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -29,3 +33,4 @@ areaRoutes.push(messageRoutes);
 areaRoutes.push(auditRoutes);
 areaRoutes.push(realmEmojiRoutes);
 areaRoutes.push(mutedUserRoutes, readReceiptRoutes);
+areaRoutes.push(devLoginRoutes, callRoutes, pushTestRoutes, channelEmailRoutes);
