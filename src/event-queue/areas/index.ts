@@ -13,3 +13,4 @@ import './typing.js';
 import './messages.js';
 import './realm-emoji.js';
 import './muted-users.js';
+import './profile-fields.js';

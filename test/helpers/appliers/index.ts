@@ -8,4 +8,5 @@ import './settings.js';
 import './messages.js';
 import './realm-emoji.js';
 import './muted-users.js';
+import './profile-fields.js';
 export {};
