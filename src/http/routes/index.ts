@@ -19,6 +19,7 @@ import devLoginRoutes from './dev-login.js';
 import callRoutes from './calls.js';
 import pushTestRoutes from './push-test.js';
 import channelEmailRoutes from './channel-email.js';
+import mutedTopicRoutes from './muted-topics.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -33,4 +34,4 @@ areaRoutes.push(messageRoutes);
 areaRoutes.push(auditRoutes);
 areaRoutes.push(realmEmojiRoutes);
 areaRoutes.push(mutedUserRoutes, readReceiptRoutes);
-areaRoutes.push(devLoginRoutes, callRoutes, pushTestRoutes, channelEmailRoutes);
+areaRoutes.push(devLoginRoutes, callRoutes, pushTestRoutes, channelEmailRoutes, mutedTopicRoutes);
