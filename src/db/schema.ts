@@ -3,6 +3,7 @@ import type { DraftPlaygroundAttachmentPushTables } from './schema/drafts-playgr
 import type { MessageTables } from './schema/messages.js';
 import type { RealmEmojiTables } from './schema/realm-emoji.js';
 import type { MutedUsersTables } from './schema/muted-users.js';
+import type { InvitesTables } from './schema/invites.js';
 
 /** One interface per table; the Database type composes them. Read tables live beside the log. */
 export interface EventsTable {
@@ -178,7 +179,7 @@ export interface SharedAreaTables {
  * Tables of the core and of each API area. An area declares its table interfaces and an
  * `<Area>Tables` interface in this file (or in src/db/schema/<area>.ts) and adds it to `extends`.
  */
-export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables, MutedUsersTables {
+export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables, MutedUsersTables, InvitesTables {
   events: EventsTable;
   checkpoints: CheckpointsTable;
   realms: RealmsTable;

@@ -15,6 +15,7 @@ import type { TypingEvent } from './typing/events.js';
 import type { RealmEmojiEvent } from './realm-emoji/events.js';
 import type { MutedUsersEvent } from './muted-users/events.js';
 import type { ProfileFieldEvent } from './profile-fields/events.js';
+import type { InviteEvent } from './invites/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -34,7 +35,8 @@ export type DomainEvent =
   | AttachmentEvent
   | RealmEmojiEvent
   | MutedUsersEvent
-  | ProfileFieldEvent;
+  | ProfileFieldEvent
+  | InviteEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

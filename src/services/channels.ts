@@ -469,15 +469,12 @@ export async function setUserTopic(
  * The subscriptions a new account gets: one append per default channel of the realm. For the
  * account-creation command to include in its own appends (same transaction as UserCreated).
  */
-export async function defaultStreamSubscriptions(db: Db, realmId: number, userId: number): Promise<StreamAppend[]> {
-  const defaults = await db
-    .selectFrom('streams')
-    .select('id')
-    .where('realm_id', '=', realmId)
-    .where('is_default', '=', true)
-    .where('deactivated', '=', false)
-    .orderBy('name')
-    .execute();
+export async function defaultStreamSubscriptions(db: Db, realmId: number, userId: number, streamIds?: readonly number[]): Promise<StreamAppend[]> {
+  // `streamIds` (an invitation's channels) replace the realm's default channels.
+  if (streamIds !== undefined && streamIds.length === 0) return [];
+  let query = db.selectFrom('streams').select('id').where('realm_id', '=', realmId).where('deactivated', '=', false);
+  query = streamIds === undefined ? query.where('is_default', '=', true) : query.where('id', 'in', [...streamIds]);
+  const defaults = await query.orderBy('name').execute();
   const used = new Set<string>();
   return defaults.map((stream, index) => {
     const color = pickColor(used, index);

@@ -14,3 +14,4 @@ import './messages.js';
 import './realm-emoji.js';
 import './muted-users.js';
 import './profile-fields.js';
+import './invites.js';

@@ -21,6 +21,7 @@ import pushTestRoutes from './push-test.js';
 import channelEmailRoutes from './channel-email.js';
 import mutedTopicRoutes from './muted-topics.js';
 import temporaryUploadUrlRoutes from './temporary-uploads.js';
+import inviteRoutes from './invites.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -35,4 +36,4 @@ areaRoutes.push(messageRoutes);
 areaRoutes.push(auditRoutes);
 areaRoutes.push(realmEmojiRoutes);
 areaRoutes.push(mutedUserRoutes, readReceiptRoutes);
-areaRoutes.push(devLoginRoutes, callRoutes, pushTestRoutes, channelEmailRoutes, mutedTopicRoutes, temporaryUploadUrlRoutes);
+areaRoutes.push(devLoginRoutes, callRoutes, pushTestRoutes, channelEmailRoutes, mutedTopicRoutes, temporaryUploadUrlRoutes, inviteRoutes);

@@ -9,4 +9,5 @@ import './messages.js';
 import './realm-emoji.js';
 import './muted-users.js';
 import './profile-fields.js';
+import './invites.js';
 export {};
