@@ -13,6 +13,8 @@ import { messagesProjection } from './messages.js';
 import { alertWordsProjection } from './alert-words.js';
 import { realmEmojiProjection } from './realm-emoji.js';
 import { scheduledMessagesProjection } from './scheduled-messages.js';
+import { mutedUsersProjection } from './muted-users.js';
+import { invitesProjection } from './invites.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -30,4 +32,6 @@ export const allProjections: readonly Projection[] = [
   attachmentsProjection,
   realmEmojiProjection,
   scheduledMessagesProjection,
+  mutedUsersProjection,
+  invitesProjection,
 ];

@@ -77,6 +77,9 @@ export const usersProjection = defineProjection({
         .where('id', '=', d.user_id)
         .execute();
     },
+    CustomProfileFieldsReordered: async (trx, d) => {
+      for (const f of d.fields) await trx.updateTable('custom_profile_fields').set({ order: f.order }).where('id', '=', f.id).execute();
+    },
     CustomProfileFieldCreated: async (trx, d) => {
       await trx
         .insertInto('custom_profile_fields')

@@ -12,6 +12,7 @@ import userRoutes from './http/routes/users.js';
 import eventRoutes from './http/routes/events.js';
 import { areaRoutes } from './http/routes/index.js';
 import { uploadDownloadRoutes } from './http/routes/attachments.js';
+import { invitationConfirmRoutes } from './http/routes/invites.js';
 import { avatarDownloadRoutes } from './http/routes/users.js';
 import { emojiImageRoutes } from './http/routes/realm-emoji.js';
 import { emailConfirmationRoutes } from './http/routes/settings.js';
@@ -65,6 +66,7 @@ async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   await fastify.register(avatarDownloadRoutes, { services: opts.services });
   await fastify.register(emojiImageRoutes, { services: opts.services });
   await fastify.register(emailConfirmationRoutes, { services: opts.services });
+  await fastify.register(invitationConfirmRoutes, { services: opts.services });
   await fastify.register(
     async (api) => {
       await api.register(serverRoutes, { services: opts.services });

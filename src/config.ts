@@ -18,6 +18,8 @@ export interface Config {
   logLevel: string;
   /** The server-level WEB_PUBLIC_STREAMS_ENABLED setting (web-public channels also need the realm's enable_spectator_access). */
   webPublicStreamsEnabled?: boolean;
+  /** DEVELOPMENT=true: routes only a development server has (POST /dev_fetch_api_key: an API key without a password). */
+  development?: boolean;
 }
 
 function int(value: string | undefined, fallback: number, name: string): number {
@@ -50,5 +52,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultQueueLifespanSecs: int(env.QUEUE_LIFESPAN_SECS, 600, 'QUEUE_LIFESPAN_SECS'),
     logLevel: env.LOG_LEVEL || 'info',
     webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED === 'true',
+    development: env.DEVELOPMENT === 'true',
   };
 }

@@ -3,6 +3,8 @@ import type { DraftPlaygroundAttachmentPushTables } from './schema/drafts-playgr
 import type { MessageTables } from './schema/messages.js';
 import type { RealmEmojiTables } from './schema/realm-emoji.js';
 import type { ScheduledMessageTables } from './schema/scheduled-messages.js';
+import type { MutedUsersTables } from './schema/muted-users.js';
+import type { InvitesTables } from './schema/invites.js';
 
 /** One interface per table; the Database type composes them. Read tables live beside the log. */
 export interface EventsTable {
@@ -185,7 +187,7 @@ export interface SharedAreaTables {
  * `<Area>Tables` interface in this file (or in src/db/schema/<area>.ts) and adds it to `extends`.
  */
 export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables,
-  ScheduledMessageTables {
+  ScheduledMessageTables, MutedUsersTables, InvitesTables {
   events: EventsTable;
   log_identity: LogIdentityTable;
   checkpoints: CheckpointsTable;

@@ -14,6 +14,9 @@ import type { AlertWordsEvent } from './alert-words/events.js';
 import type { TypingEvent } from './typing/events.js';
 import type { RealmEmojiEvent } from './realm-emoji/events.js';
 import type { ScheduledMessageEvent } from './scheduled-messages/events.js';
+import type { MutedUsersEvent } from './muted-users/events.js';
+import type { ProfileFieldEvent } from './profile-fields/events.js';
+import type { InviteEvent } from './invites/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -32,7 +35,10 @@ export type DomainEvent =
   | PushEvent
   | AttachmentEvent
   | RealmEmojiEvent
-  | ScheduledMessageEvent;
+  | ScheduledMessageEvent
+  | MutedUsersEvent
+  | ProfileFieldEvent
+  | InviteEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

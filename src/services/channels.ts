@@ -442,11 +442,15 @@ export async function setUserTopic(
   streamId: number,
   topic: string,
   policy: number,
+  /** false: the caller has checked the channel (clearing a policy needs no access, as on the real server) */
+  checkAccess = true,
 ): Promise<void> {
-  const stream = await getStreamById(ctx.db, streamId);
-  if (!stream || stream.realm_id !== realm.id || stream.deactivated) throw errors.invalidChannelId();
-  const sub = await getSubscription(ctx.db, user.id, streamId);
-  if (!canJoinStream({ user_id: user.id, role: user.role, realm_id: realm.id }, stream, sub?.active === true)) throw errors.invalidChannelId();
+  if (checkAccess) {
+    const stream = await getStreamById(ctx.db, streamId);
+    if (!stream || stream.realm_id !== realm.id || stream.deactivated) throw errors.invalidChannelId();
+    const sub = await getSubscription(ctx.db, user.id, streamId);
+    if (!canJoinStream({ user_id: user.id, role: user.role, realm_id: realm.id }, stream, sub?.active === true)) throw errors.invalidChannelId();
+  }
   await ctx.commands.run(metadataOf(meta), async () => ({
     // Per-user topic preferences are last-writer-wins; no version to check.
     appends: [{
@@ -465,15 +469,12 @@ export async function setUserTopic(
  * The subscriptions a new account gets: one append per default channel of the realm. For the
  * account-creation command to include in its own appends (same transaction as UserCreated).
  */
-export async function defaultStreamSubscriptions(db: Db, realmId: number, userId: number): Promise<StreamAppend[]> {
-  const defaults = await db
-    .selectFrom('streams')
-    .select('id')
-    .where('realm_id', '=', realmId)
-    .where('is_default', '=', true)
-    .where('deactivated', '=', false)
-    .orderBy('name')
-    .execute();
+export async function defaultStreamSubscriptions(db: Db, realmId: number, userId: number, streamIds?: readonly number[]): Promise<StreamAppend[]> {
+  // `streamIds` (an invitation's channels) replace the realm's default channels.
+  if (streamIds !== undefined && streamIds.length === 0) return [];
+  let query = db.selectFrom('streams').select('id').where('realm_id', '=', realmId).where('deactivated', '=', false);
+  query = streamIds === undefined ? query.where('is_default', '=', true) : query.where('id', 'in', [...streamIds]);
+  const defaults = await query.orderBy('name').execute();
   const used = new Set<string>();
   return defaults.map((stream, index) => {
     const color = pickColor(used, index);

@@ -27,10 +27,11 @@ import { canSeeStreamMetadata, isSubscribed, streamHistoryIsProtected, subscribe
 import { DEFAULT_REALM_PROPERTIES } from '../domain/realm/defaults.js';
 import { alertedUsers, realmRenderData } from './render-context.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
+import { usersMuting } from '../read/muted-users.js';
 import { isAdminRole } from '../domain/roles.js';
 
 export const messageStream = (id: number) => `message-${id}`;
-const flagsStream = (userId: number) => `message-flags-${userId}`;
+export const flagsStream = (userId: number) => `message-flags-${userId}`;
 const channelStream = (streamId: number) => `channel-${streamId}`;
 
 export const invalidMessage = () => errors.badRequest('Invalid message(s)');
@@ -226,6 +227,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   }
   const alerted = alertedUsers(data.alertWords, receivers.filter((id) => id !== user.id), content);
   const topicWildcardUserIds = rendered.topicWildcard && streamId !== null ? await topicParticipants(ctx.db, streamId, topic, user.id, receiverSet) : [];
+  const muters = await usersMuting(ctx.db, user.id, receivers.filter((id) => id !== user.id));
   const recipientId = await recipientIdFor(ctx, recipientKey);
   const id = await messageId;
   const events = decideSendMessage({
@@ -250,6 +252,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     topic_wildcard: rendered.topicWildcard,
     topic_wildcard_user_ids: topicWildcardUserIds,
     alerted_user_ids: alerted,
+    muter_user_ids: muters,
     read_by_sender: params.read_by_sender ?? true,
     attachment_paths: rendered.linkedUploadPaths,
     sender_queue_id: params.queue_id ?? null,

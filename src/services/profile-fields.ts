@@ -3,6 +3,7 @@ import { metadataOf, type RequestMeta, type ServiceContext } from './context.js'
 import { changeUserAtOnce } from './users.js';
 import type { UserRow } from '../read/users.js';
 import type { UserProfileDataChanged } from '../domain/users/events.js';
+import { decideReorderProfileFields } from '../domain/profile-fields/decider.js';
 
 const MARKDOWN_TYPES = new Set([2]);
 
@@ -68,4 +69,16 @@ export async function setProfileData(ctx: ServiceContext, meta: RequestMeta, use
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** PATCH /realm/profile_fields: every field's new position, in one event on the realm's field-order stream. */
+export async function reorderProfileFields(ctx: ServiceContext, meta: RequestMeta, order: readonly number[]): Promise<void> {
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const rows = await ctx.db.selectFrom('custom_profile_fields').selectAll().where('realm_id', '=', meta.realmId).orderBy('order').orderBy('id').execute();
+    const fields = rows.map((f) => ({
+      id: f.id, type: f.type, order: f.order, name: f.name, hint: f.hint, field_data: f.field_data, display_in_profile_summary: f.display_in_profile_summary,
+    }));
+    const events = decideReorderProfileFields(meta.realmId, order, fields);
+    return { appends: [{ streamId: `profile-field-order-${meta.realmId}`, expectedVersion: undefined, events }], result: undefined };
+  });
 }

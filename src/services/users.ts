@@ -8,6 +8,7 @@ import { getRealm, realmHost } from '../read/realm.js';
 import { generateApiKey, hashPassword } from './secrets.js';
 import { defaultStreamSubscriptions } from './channels.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
+import type { StreamAppend } from '../eventstore/types.js';
 
 export const userStream = (userId: number) => `user-${userId}`;
 
@@ -21,6 +22,8 @@ export interface NewUser {
   bot_type?: number | null;
   bot_owner_id?: number | null;
   timezone?: string;
+  /** channels to join instead of the realm's default channels (an invitation's) */
+  stream_ids?: readonly number[];
 }
 
 export function toUserState(row: UserRow): UserState {
@@ -48,7 +51,13 @@ export async function requireUser(db: Db, userId: number, realmId: number): Prom
 }
 
 /** Creates a human or bot account; a new account takes the organization's default settings. */
-export async function createUser(ctx: ServiceContext, meta: RequestMeta, input: NewUser): Promise<{ user_id: number; api_key: string }> {
+export async function createUser(
+  ctx: ServiceContext,
+  meta: RequestMeta,
+  input: NewUser,
+  /** more appends of the same command (e.g. the invitation it accepts); may throw to refuse */
+  more?: (userId: number) => Promise<StreamAppend[]>,
+): Promise<{ user_id: number; api_key: string }> {
   const email = input.email.trim();
   if (!EMAIL_PATTERN.test(email) || email.length > 254) throw errors.badRequest(`Invalid address: ${email}`);
   const full_name = validateFullName(input.full_name);
@@ -82,8 +91,9 @@ export async function createUser(ctx: ServiceContext, meta: RequestMeta, input: 
       },
     };
     // A new human account joins the organization's default channels in the same command.
-    const defaults = isBot ? [] : await defaultStreamSubscriptions(ctx.db, meta.realmId, user_id);
-    return { appends: [{ streamId: userStream(user_id), expectedVersion: -1, events: [event] }, ...defaults], result: { user_id, api_key } };
+    const defaults = isBot ? [] : await defaultStreamSubscriptions(ctx.db, meta.realmId, user_id, input.stream_ids);
+    const extra = more ? await more(user_id) : [];
+    return { appends: [{ streamId: userStream(user_id), expectedVersion: -1, events: [event] }, ...defaults, ...extra], result: { user_id, api_key } };
   });
   return result;
 }

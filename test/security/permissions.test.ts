@@ -367,6 +367,32 @@ const CASES: Case[] = [
     params: () => ({ topic_name: 'doomed topic' }),
     allowed: ADMINS,
   },
+  { method: 'POST', path: (c) => `/users/me/muted_users/${c.other.id}`, allowed: ALL },
+  {
+    method: 'DELETE',
+    path: async (c) => {
+      await c.s.api('POST', `/users/me/muted_users/${c.other.id}`, c.actor);
+      return `/users/me/muted_users/${c.other.id}`;
+    },
+    allowed: ALL,
+  },
+  {
+    method: 'PATCH',
+    path: '/realm/profile_fields',
+    params: async (c) => ({ order: (await c.s.api('GET', '/realm/profile_fields', c.s.owner)).body.custom_fields.map((f: { id: number }) => f.id) }),
+    allowed: ADMINS,
+  },
+  {
+    method: 'PATCH',
+    path: '/users/me/subscriptions/muted_topics',
+    params: async (c) => {
+      await c.join(c.actor);
+      return { stream_id: c.channel.id, topic: c.unique('topic'), op: 'add' };
+    },
+    allowed: ALL,
+  },
+  { method: 'POST', path: '/mobile_push/test_notification', allowed: HUMANS },
+  { method: 'POST', path: '/invites', params: (c) => ({ invitee_emails: `${c.unique('invitee')}@example.com`, stream_ids: [] }), allowed: NON_GUESTS },
 ];
 
 async function newChannel(c: Ctx): Promise<{ id: number; name: string }> {

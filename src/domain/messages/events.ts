@@ -36,6 +36,8 @@ export type MessageSent = Event<'MessageSent', {
   topic_wildcard_user_ids?: number[];
   /** recipients with one of their alert words in the content */
   alerted_user_ids: number[];
+  /** receivers who had muted the sender: it arrives read for them; absent in events written before this field */
+  muter_user_ids?: number[];
   read_by_sender: boolean;
   attachment_paths: string[];
   /** queue that sent it and its local id, echoed back to that queue */

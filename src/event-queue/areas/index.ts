@@ -13,3 +13,6 @@ import './typing.js';
 import './messages.js';
 import './realm-emoji.js';
 import './scheduled-messages.js';
+import './muted-users.js';
+import './profile-fields.js';
+import './invites.js';

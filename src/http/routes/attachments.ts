@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { temporaryUploadRoutes } from './temporary-uploads.js';
 import { defineRoute } from '../route.js';
 import { ApiError, errors } from '../../domain/errors.js';
 import { getAttachmentByPath, linkedMessageIds, listAttachments, realmUploadSpaceUsed } from '../../read/attachments.js';
@@ -80,7 +81,7 @@ export default async function attachmentRoutes(app: FastifyInstance, { services 
 const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|bmp)|video\/(mp4|webm|ogg)|audio\/(mpeg|ogg|wav|webm)|application\/pdf|text\/plain)$/;
 
 /** May the user download this file: its uploader, or anyone who can read a message linking it. */
-async function mayDownload(ctx: ServiceContext, user: UserRow, attachment: { id: number; owner_id: number; realm_id: number }): Promise<boolean> {
+export async function mayDownload(ctx: ServiceContext, user: UserRow, attachment: { id: number; owner_id: number; realm_id: number }): Promise<boolean> {
   if (attachment.realm_id !== user.realm_id) return false;
   if (attachment.owner_id === user.id) return true;
   const rows = await getMessageRows(ctx.db, await linkedMessageIds(ctx.db, attachment.id));
@@ -119,13 +120,19 @@ export async function uploadDownloadRoutes(app: FastifyInstance, { services }: {
       if (!attachment || !(await mayDownload(ctx, user, attachment))) throw notFound();
       const data = await storage.read(pathId);
       if (!data) throw notFound();
-      const inline = INLINE_TYPES.test(attachment.content_type);
-      return reply
-        .header('Content-Type', inline ? attachment.content_type : 'application/octet-stream')
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(attachment.name)}`)
-        .header('Cache-Control', 'private, max-age=86400')
-        .send(data);
+      return sendUpload(reply, attachment, data);
     },
   });
+  await temporaryUploadRoutes(app, ctx, storage);
+}
+
+/** The file's bytes with headers that keep a browser from running it as a page. */
+export function sendUpload(reply: FastifyReply, attachment: { content_type: string; name: string }, data: Buffer | Uint8Array) {
+  const inline = INLINE_TYPES.test(attachment.content_type);
+  return reply
+    .header('Content-Type', inline ? attachment.content_type : 'application/octet-stream')
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(attachment.name)}`)
+    .header('Cache-Control', 'private, max-age=86400')
+    .send(data);
 }

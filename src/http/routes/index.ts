@@ -14,6 +14,15 @@ import messageRoutes from './messages.js';
 import auditRoutes from './audit.js';
 import realmEmojiRoutes from './realm-emoji.js';
 import scheduledMessageRoutes from './scheduled-messages.js';
+import mutedUserRoutes from './muted-users.js';
+import readReceiptRoutes from './read-receipts.js';
+import devLoginRoutes from './dev-login.js';
+import callRoutes from './calls.js';
+import pushTestRoutes from './push-test.js';
+import channelEmailRoutes from './channel-email.js';
+import mutedTopicRoutes from './muted-topics.js';
+import temporaryUploadUrlRoutes from './temporary-uploads.js';
+import inviteRoutes from './invites.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -28,3 +37,5 @@ areaRoutes.push(messageRoutes);
 areaRoutes.push(auditRoutes);
 areaRoutes.push(realmEmojiRoutes);
 areaRoutes.push(scheduledMessageRoutes);
+areaRoutes.push(mutedUserRoutes, readReceiptRoutes);
+areaRoutes.push(devLoginRoutes, callRoutes, pushTestRoutes, channelEmailRoutes, mutedTopicRoutes, temporaryUploadUrlRoutes, inviteRoutes);

@@ -7,7 +7,7 @@ import { Role, isAdminRole } from '../../domain/roles.js';
 import { realmHost } from '../../read/realm.js';
 import { activeUserNamed, formatUser, getUserByEmail, getUserById, listUsers, type UserRow } from '../../read/users.js';
 import { actorOf, changeUser, changeUserAtOnce, createUser } from '../../services/users.js';
-import { createProfileField, profileDataEvents, setProfileData } from '../../services/profile-fields.js';
+import { createProfileField, reorderProfileFields, profileDataEvents, setProfileData } from '../../services/profile-fields.js';
 import type { AppServices } from '../services.js';
 import { fileParts } from './attachments.js';
 import { storageFor } from '../../storage/index.js';
@@ -361,6 +361,16 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
       const id = await createProfileField(ctx, meta, params);
       return { id };
+    },
+  });
+
+  defineRoute<{ order: number[] }>(app, {
+    method: 'PATCH',
+    url: '/realm/profile_fields',
+    params: { properties: { order: { type: 'array', items: { type: 'integer' } } }, required: ['order'] },
+    handler: async ({ params, user, meta }) => {
+      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+      await reorderProfileFields(ctx, meta, params.order);
     },
   });
 

@@ -8,4 +8,7 @@ import './settings.js';
 import './messages.js';
 import './realm-emoji.js';
 import './scheduled-messages.js';
+import './muted-users.js';
+import './profile-fields.js';
+import './invites.js';
 export {};

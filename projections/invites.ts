@@ -1,0 +1,22 @@
+import { defineProjection } from './define.js';
+
+export const invitesProjection = defineProjection({
+  name: 'invites',
+  version: 1,
+  tables: ['invites'],
+  handlers: {
+    InvitationSent: async (trx, d) => {
+      await trx
+        .insertInto('invites')
+        .values({
+          id: d.invite_id, realm_id: d.realm_id, email: d.email, invited_by_user_id: d.invited_by_user_id, invited_as: d.invited_as,
+          stream_ids: JSON.stringify(d.stream_ids), invited: d.invited, expiry_date: d.expiry_date, key_hash: d.key_hash,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+    },
+    InvitationAccepted: async (trx, d) => {
+      await trx.updateTable('invites').set({ accepted_user_id: d.user_id }).where('id', '=', d.invite_id).execute();
+    },
+  },
+});

@@ -1,0 +1,20 @@
+import type { ColumnType, JSONColumnType } from 'kysely';
+
+/** Table of migration 0121: email invitations. Times in seconds (bigint). */
+export interface InvitesTable {
+  id: number;
+  realm_id: number;
+  email: string;
+  invited_by_user_id: number;
+  invited_as: number;
+  stream_ids: JSONColumnType<number[], string, string>;
+  invited: ColumnType<number, number, number>;
+  expiry_date: ColumnType<number | null, number | null, number | null>;
+  key_hash: string;
+  /** the account the invitation created; null while pending */
+  accepted_user_id: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface InvitesTables {
+  invites: InvitesTable;
+}

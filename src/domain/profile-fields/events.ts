@@ -1,0 +1,17 @@
+import type { Event } from '../event-types.js';
+
+/** A custom profile field as the custom_profile_fields client event lists it. */
+export interface ProfileFieldEntry {
+  id: number;
+  type: number;
+  order: number;
+  name: string;
+  hint: string;
+  field_data: string;
+  display_in_profile_summary: boolean;
+}
+
+/** `fields`: every field of the realm afterwards, by their new order (the client event carries them all). */
+export type CustomProfileFieldsReordered = Event<'CustomProfileFieldsReordered', { realm_id: number; fields: ProfileFieldEntry[] }>;
+
+export type ProfileFieldEvent = CustomProfileFieldsReordered;

@@ -1,0 +1,42 @@
+import t from 'tap';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestServer, Role, encodeParams } from '../helpers/server.js';
+import { tableChecksums } from '../../src/read/checksums.js';
+import { allProjections } from '../../projections/index.js';
+import { createChannel } from '../helpers/typing-fixture.js';
+
+t.test('muted users, read flags, invitations and field order replay to identical read tables', async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'misc-replay-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const s = await startTestServer(t, { dataDir });
+  const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const channel = await createChannel(s, alice, 'replayed', { subscribers: [alice.id, bob.id] });
+  await s.api('POST', '/messages', bob, { type: 'stream', to: channel, topic: 't', content: 'before' });
+  await s.api('POST', `/users/me/muted_users/${bob.id}`, alice);
+  await s.api('POST', '/messages', bob, { type: 'direct', to: [alice.id], content: 'after' });
+  await s.api('POST', `/users/me/muted_users/${admin.id}`, alice);
+  await s.api('DELETE', `/users/me/muted_users/${admin.id}`, alice);
+  for (const name of ['A', 'B']) await s.api('POST', '/realm/profile_fields', admin, { name, field_type: 1 });
+  const fields = (await s.api('GET', '/realm/profile_fields', admin)).body.custom_fields.map((f: { id: number }) => f.id);
+  await s.api('PATCH', '/realm/profile_fields', admin, { order: [...fields].reverse() });
+  await s.api('PATCH', '/users/me/subscriptions/muted_topics', alice, { stream_id: channel, topic: 't', op: 'add' });
+  await s.api('POST', '/invites', admin, { invitee_emails: 'one@example.com, two@example.com', stream_ids: [channel] });
+  const dir = path.join(dataDir, 'emails');
+  const mail = (await Promise.all((await readdir(dir)).map((f) => readFile(path.join(dir, f), 'utf8')))).find((m) => m.includes('To: one@example.com'))!;
+  const link = new URL(/https?:\/\/\S+\/accounts\/do_confirm\/\S+/.exec(mail)![0]).pathname;
+  const accepted = await s.fastify.inject({ method: 'POST', url: link, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: encodeParams({ full_name: 'One', password: 'long enough' }) });
+  t.equal(accepted.statusCode, 200);
+
+  const tables = allProjections.flatMap((p) => p.tables);
+  const before = await tableChecksums(s.platform.db, tables);
+  t.equal(before.find((x) => x.table === 'muted_users')!.rows, 1);
+  t.equal(before.find((x) => x.table === 'invites')!.rows, 2);
+  await s.platform.projections.rebuild();
+  t.same(await tableChecksums(s.platform.db, tables), before, 'identical after rebuild');
+  const reg = await s.api('POST', '/register', alice, { fetch_event_types: ['message', 'update_message_flags', 'muted_users'] });
+  t.equal(reg.body.unread_msgs.count, 0, "the muted sender's messages are still read");
+});
