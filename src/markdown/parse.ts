@@ -1,11 +1,12 @@
 // Markdown source → mdast in Zulip's dialect, with the fixes that need the source text itself.
 import { gfmStrikethroughFromMarkdown } from 'mdast-util-gfm-strikethrough';
 import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
-import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
 import { gfmTable } from 'micromark-extension-gfm-table';
 import remarkParse from 'remark-parse';
 import { unified, type Processor } from 'unified';
 import type { Root } from 'mdast';
+import { boundedEmphasis, boundedStrikethrough } from './delimiter-runs.js';
+import { containerDepthBound, MarkdownRenderingError, MAX_CONTAINER_DEPTH, MAX_TREE_DEPTH, treeDepth } from './limits.js';
 import { zulipFromMarkdown, zulipMicromark } from './syntax.js';
 import { rewrite, text, type MdNode } from './tree.js';
 import { safeHref } from './urls.js';
@@ -13,7 +14,7 @@ import { safeHref } from './urls.js';
 /** unified plugin: Zulip's syntax extensions for remark-parse. */
 export function remarkZulipSyntax(this: Processor): void {
   const data = this.data();
-  (data.micromarkExtensions ??= []).push(gfmStrikethrough({ singleTilde: false }), gfmTable(), zulipMicromark);
+  (data.micromarkExtensions ??= []).push(boundedStrikethrough(), gfmTable(), zulipMicromark, boundedEmphasis);
   (data.fromMarkdownExtensions ??= []).push(gfmStrikethroughFromMarkdown(), gfmTableFromMarkdown(), zulipFromMarkdown);
 }
 
@@ -34,7 +35,11 @@ function containsLineBreak(node: MdNode): boolean {
 
 /** Parses one Markdown document (a message, or the inside of a quote or spoiler block). */
 export function parseMarkdown(source: string): MdNode {
+  // Checked before parsing: micromark's work per line grows with the containers open on it.
+  if (containerDepthBound(source) > MAX_CONTAINER_DEPTH) throw new MarkdownRenderingError();
   const tree = parser.parse(source) as Root as unknown as MdNode;
+  // Checked before anything walks the tree recursively (inline nesting such as emphasis runs counts too).
+  if (treeDepth(tree) > MAX_TREE_DEPTH) throw new MarkdownRenderingError();
   fixSourceDependent(tree, source);
   return tree;
 }
