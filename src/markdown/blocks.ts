@@ -41,7 +41,7 @@ function renderFence(node: MdNode, parseWithBlocks: (source: string) => MdNode):
 /** `<div class="codehilite" data-code-language="Python"><pre><span></span><code>…</code></pre></div>` */
 export function codeBlock(value: string, lang: string | undefined): MdNode {
   // Like Pygments: no trailing whitespace on lines, no blank lines around the code, one final newline.
-  const lines = value.split('\n').map((line) => line.replace(/\s+$/, ''));
+  const lines = value.split('\n').map((line) => line.trimEnd());
   while (lines.length > 0 && lines[0] === '') lines.shift();
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   const code = lines.join('\n') + '\n';

@@ -18,8 +18,8 @@ export const MAX_TREE_DEPTH = 160;
 /** ```quote / ```spoiler fences inside each other; each level parses its content again. */
 export const MAX_FENCE_DEPTH = 10;
 /** Characters parsed in all, nested fence contents included, per character of the message. */
-export const PARSE_BUDGET_FACTOR = 4;
-export const PARSE_BUDGET_MINIMUM = 4_000;
+export const PARSE_BUDGET_FACTOR = 3;
+export const PARSE_BUDGET_MINIMUM = 2_000;
 /** The real server's rendering timeout, checked between stages; the bounds above keep real inputs far below it. */
 export const RENDER_TIME_BUDGET_MS = 5_000;
 
