@@ -33,3 +33,4 @@ export function emojiByName(name: string): { code: string; name: string } | unde
 export function emojiByCode(code: string): { code: string; name: string } | undefined {
   return lookupByCode(code);
 }
+export { MarkdownRenderingError } from './limits.js';

@@ -1,5 +1,7 @@
 // Realm linkifiers: regex patterns whose matches become links to an RFC 6570 URL template.
+import type { RE2JS } from 're2js';
 import { parseTemplate } from 'url-template';
+import { compileRe2, namedGroups } from '../domain/linkifiers/re2-pattern.js';
 import { findUrls } from './autolink.js';
 import type { Linkifier } from './types.js';
 import { safeHref } from './urls.js';
@@ -12,25 +14,31 @@ export interface LinkifierMatch {
 }
 
 interface CompiledLinkifier {
-  regex: RegExp;
+  regex: RE2JS;
   expand: (groups: Record<string, string>) => string;
+  groupNames: string[];
 }
 
 const compiled = new Map<string, CompiledLinkifier | null>();
+// Names the user's part of the compiled pattern; a name RE2 allows but no linkifier would use.
+const whole = 'zulipLinkifierMatch0';
 
 // Like Zulip, a match must start after whitespace, an opening bracket or quote, a comma or colon, and must
-// not run on into a word character. Patterns are written in Python syntax: `(?P<name>…)` names a group.
+// not run on into a word character. RE2 has no lookaround, so the compiled pattern consumes the characters
+// around the match and the search resumes where the user's part ended. A pattern RE2 refuses (possible only
+// for linkifiers stored before patterns were checked with RE2) never matches.
 function compile(linkifier: Linkifier): CompiledLinkifier | null {
   const key = `${linkifier.pattern}\u0000${linkifier.urlTemplate}`;
   const cached = compiled.get(key);
   if (cached !== undefined) return cached;
   let result: CompiledLinkifier | null;
   try {
-    const pattern = linkifier.pattern.replace(/\(\?P</g, '(?<');
+    const own = compileRe2(linkifier.pattern);
     const template = parseTemplate(linkifier.urlTemplate);
     result = {
-      regex: new RegExp(`(?<![^\\s'"(,:<])(?:${pattern})(?![\\p{L}\\p{N}_])`, 'gu'),
+      regex: compileRe2(`(?:^|[\\s'"(,:<])(?P<${whole}>${linkifier.pattern})(?:$|[^\\pL\\pN_])`),
       expand: (groups) => template.expand(groups),
+      groupNames: namedGroups(own),
     };
   } catch {
     result = null;
@@ -39,22 +47,37 @@ function compile(linkifier: Linkifier): CompiledLinkifier | null {
   return result;
 }
 
+function* matchesOf(text: string, linkifier: CompiledLinkifier): Generator<{ start: number; end: number; groups: Record<string, string> }> {
+  const matcher = linkifier.regex.matcher(text);
+  let from = 0;
+  while (from <= text.length && matcher.find(from)) {
+    const start = matcher.start(whole);
+    const end = matcher.end(whole);
+    if (end === start) {
+      from = Math.max(matcher.end(), from + 1);
+      continue;
+    }
+    from = end;
+    const groups: Record<string, string> = {};
+    for (const name of linkifier.groupNames) {
+      const value = matcher.group(name);
+      if (value !== null) groups[name] = value;
+    }
+    yield { start, end, groups };
+  }
+}
+
 /** Non-overlapping matches of all linkifiers in `text`; earlier linkifiers win overlaps. */
 export function findLinkifierMatches(text: string, linkifiers: readonly Linkifier[], realmUrl: string): LinkifierMatch[] {
   const taken: LinkifierMatch[] = [];
   for (const linkifier of linkifiers) {
     const compiledLinkifier = compile(linkifier);
     if (!compiledLinkifier) continue;
-    compiledLinkifier.regex.lastIndex = 0;
-    for (const match of text.matchAll(compiledLinkifier.regex)) {
-      const start = match.index;
-      const end = start + match[0].length;
-      if (match[0] === '' || taken.some((t) => start < t.end && t.start < end)) continue;
-      const groups: Record<string, string> = {};
-      for (const [name, value] of Object.entries(match.groups ?? {})) if (value !== undefined) groups[name] = value;
+    for (const { start, end, groups } of matchesOf(text, compiledLinkifier)) {
+      if (taken.some((t) => start < t.end && t.start < end)) continue;
       const url = safeHref(compiledLinkifier.expand(groups), realmUrl);
       if (url === undefined) continue;
-      taken.push({ start, end, text: match[0], url });
+      taken.push({ start, end, text: text.slice(start, end), url });
     }
   }
   return taken.sort((a, b) => a.start - b.start);

@@ -1,11 +1,12 @@
 // Markdown source → mdast in Zulip's dialect, with the fixes that need the source text itself.
 import { gfmStrikethroughFromMarkdown } from 'mdast-util-gfm-strikethrough';
 import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
-import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
 import { gfmTable } from 'micromark-extension-gfm-table';
 import remarkParse from 'remark-parse';
 import { unified, type Processor } from 'unified';
 import type { Root } from 'mdast';
+import { boundedEmphasis, boundedStrikethrough } from './delimiter-runs.js';
+import { containerDepthBound, MarkdownRenderingError, MAX_CONTAINER_DEPTH, MAX_TREE_DEPTH, treeDepth } from './limits.js';
 import { zulipFromMarkdown, zulipMicromark } from './syntax.js';
 import { rewrite, text, type MdNode } from './tree.js';
 import { safeHref } from './urls.js';
@@ -13,7 +14,7 @@ import { safeHref } from './urls.js';
 /** unified plugin: Zulip's syntax extensions for remark-parse. */
 export function remarkZulipSyntax(this: Processor): void {
   const data = this.data();
-  (data.micromarkExtensions ??= []).push(gfmStrikethrough({ singleTilde: false }), gfmTable(), zulipMicromark);
+  (data.micromarkExtensions ??= []).push(boundedStrikethrough(), gfmTable(), zulipMicromark, boundedEmphasis);
   (data.fromMarkdownExtensions ??= []).push(gfmStrikethroughFromMarkdown(), gfmTableFromMarkdown(), zulipFromMarkdown);
 }
 
@@ -34,9 +35,22 @@ function containsLineBreak(node: MdNode): boolean {
 
 /** Parses one Markdown document (a message, or the inside of a quote or spoiler block). */
 export function parseMarkdown(source: string): MdNode {
+  // Checked before parsing: micromark's work per line grows with the containers open on it.
+  if (containerDepthBound(source) > MAX_CONTAINER_DEPTH) throw new MarkdownRenderingError();
   const tree = parser.parse(source) as Root as unknown as MdNode;
+  // Checked before anything walks the tree recursively (inline nesting such as emphasis runs counts too).
+  if (treeDepth(tree) > MAX_TREE_DEPTH) throw new MarkdownRenderingError();
   fixSourceDependent(tree, source);
   return tree;
+}
+
+/** The code span's text between its backtick fences (a loop: /`+$/ is quadratic on many backtick runs). */
+function stripBackticks(raw: string): string {
+  let start = 0;
+  let end = raw.length;
+  while (start < end && raw[start] === '`') start++;
+  while (end > start && raw[end - 1] === '`') end--;
+  return raw.slice(start, end);
 }
 
 function fixSourceDependent(tree: MdNode, source: string): void {
@@ -45,7 +59,7 @@ function fixSourceDependent(tree: MdNode, source: string): void {
       case 'inlineCode': {
         // Zulip keeps the spaces inside backticks ("`` a ``" is " a ").
         const raw = sourceOf(node, source);
-        if (raw !== undefined && !raw.includes('\n')) node.value = raw.replace(/^`+/, '').replace(/`+$/, '');
+        if (raw !== undefined && !raw.includes('\n')) node.value = stripBackticks(raw);
         return [node];
       }
       case 'link':

@@ -11,6 +11,7 @@ import { applyInlineTransforms } from './inline.js';
 import { rehypeZulipLayout } from './layout.js';
 import { addImagePreviews, finishLinks } from './previews.js';
 import { zulipSanitizeSchema } from './sanitize-schema.js';
+import { MarkdownRenderingError, MAX_TREE_DEPTH, newRenderBudget, spend, treeDepth } from './limits.js';
 import { escapeTextLikeZulip } from './serialize.js';
 import { newRenderState, type RenderState } from './state.js';
 import type { MdNode } from './tree.js';
@@ -23,17 +24,28 @@ declare module 'vfile' {
 }
 
 function remarkZulipParser(this: Processor): void {
-  this.parser = (document: string) => parseWithBlocks(document) as unknown as Root;
+  this.parser = (document: string, file: VFile) => {
+    const tree = parseWithBlocks(document, renderStateOf(file).budget);
+    // Each parsed document is bounded; quotes inside quotes add up, so the whole is checked again.
+    if (treeDepth(tree) > MAX_TREE_DEPTH) throw new MarkdownRenderingError();
+    return tree as unknown as Root;
+  };
+}
+
+function renderStateOf(file: VFile): RenderState {
+  const state = file.data.zulipRenderState;
+  if (!state) throw new Error('renderMarkdown: missing render state');
+  return state;
 }
 
 function remarkZulipTransforms() {
   return (tree: Root, file: VFile): void => {
-    const state = file.data.zulipRenderState;
-    if (!state) throw new Error('renderMarkdown: missing render state');
+    const state = renderStateOf(file);
     const root = tree as unknown as MdNode;
     applyInlineTransforms(root, state);
     finishLinks(root, state);
     addImagePreviews(root, state);
+    spend(state.budget, 0);
   };
 }
 
@@ -46,11 +58,18 @@ const processor = unified()
   .use(rehypeStringify, { characterReferences: { useNamedReferences: true } })
   .freeze();
 
+/** Throws MarkdownRenderingError (400 "Unable to render message") for what it cannot render within its bounds. */
 export function renderMarkdown(content: string, ctx: RenderContext): RenderResult {
-  const state = newRenderState(ctx);
-  const file = processor.processSync({ value: content, data: { zulipRenderState: state } });
+  const state = newRenderState(ctx, newRenderBudget(content));
+  let html: string;
+  try {
+    html = escapeTextLikeZulip(String(processor.processSync({ value: content, data: { zulipRenderState: state } })));
+  } catch (error) {
+    // As on the real server, a renderer failure refuses the message instead of failing the request.
+    throw error instanceof MarkdownRenderingError ? error : new MarkdownRenderingError(error);
+  }
   return {
-    html: escapeTextLikeZulip(String(file)),
+    html,
     mentionedUserIds: [...state.mentionedUserIds],
     mentionedGroupIds: [...state.mentionedGroupIds],
     streamWildcard: state.streamWildcard,

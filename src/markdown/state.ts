@@ -1,8 +1,10 @@
 // What one render learns about the message while transforming it.
+import type { RenderBudget } from './limits.js';
 import type { RenderContext } from './types.js';
 
 export interface RenderState {
   ctx: RenderContext;
+  budget: RenderBudget;
   mentionedUserIds: Set<number>;
   mentionedGroupIds: Set<number>;
   streamWildcard: boolean;
@@ -13,9 +15,10 @@ export interface RenderState {
   uploadPaths: Set<string>;
 }
 
-export function newRenderState(ctx: RenderContext): RenderState {
+export function newRenderState(ctx: RenderContext, budget: RenderBudget): RenderState {
   return {
     ctx,
+    budget,
     mentionedUserIds: new Set(),
     mentionedGroupIds: new Set(),
     streamWildcard: false,

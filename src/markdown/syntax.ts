@@ -208,12 +208,16 @@ const inlineMath: Construct = {
   },
 };
 
+/** Longest `<time:…>` body: far beyond any timestamp or date the real server parses. */
+const MAX_TIME_LENGTH = 100;
+
 /** `<time:…>` */
 const globalTime: Construct = {
   name: 'zulipTime',
   tokenize(effects: Effects, ok: State, nok: State): State {
     const keyword = 'time:';
     let index = 0;
+    let length = 0;
     return start;
     function start(code: Code): State | undefined {
       effects.enter('zulipAtom');
@@ -228,7 +232,8 @@ const globalTime: Construct = {
       return word;
     }
     function inside(code: Code): State | undefined {
-      if (isLineEnd(code)) return nok(code);
+      // Bounded so that a line of unclosed "<time:" costs linear time, not a scan to the line's end per try.
+      if (isLineEnd(code) || ++length > MAX_TIME_LENGTH) return nok(code);
       effects.consume(code);
       if (code === codes.greaterThan) {
         effects.exit('zulipAtom');

@@ -42,16 +42,19 @@ export const h = (tagName: string, properties: Properties, children: ElementCont
   children,
 });
 
-/** Depth-first walk; `visit` may return a replacement list for the node (not walked again). */
-export function rewrite(node: MdNode, visit: (node: MdNode, ancestors: MdNode[]) => MdNode[] | undefined, ancestors: MdNode[] = []): void {
+/**
+ * Depth-first walk; `visit` may return a replacement list for the node (not walked again). Recursive: callers
+ * walk only trees whose depth parseMarkdown has bounded.
+ */
+export function rewrite(node: MdNode, visit: (node: MdNode) => MdNode[] | undefined): void {
   if (!node.children) return;
-  const path = [...ancestors, node];
   const next: MdNode[] = [];
   for (const child of node.children) {
-    const replacement = visit(child, path);
-    if (replacement) next.push(...replacement);
-    else {
-      rewrite(child, visit, path);
+    const replacement = visit(child);
+    if (replacement) {
+      for (const replaced of replacement) next.push(replaced);
+    } else {
+      rewrite(child, visit);
       next.push(child);
     }
   }
@@ -69,11 +72,11 @@ export interface TextMatch {
  * Splits text nodes around the matches `find` reports; nodes inside `skip` types are left alone.
  * Replacement nodes are not searched again.
  */
-export function replaceInText(root: MdNode, skip: ReadonlySet<string>, find: (value: string, ancestors: MdNode[]) => TextMatch[]): void {
-  rewrite(root, (node, ancestors) => {
+export function replaceInText(root: MdNode, skip: ReadonlySet<string>, find: (value: string) => TextMatch[]): void {
+  rewrite(root, (node) => {
     if (skip.has(node.type)) return [node];
     if (node.type !== 'text' || !node.value) return undefined;
-    const matches = find(node.value, ancestors);
+    const matches = find(node.value);
     if (matches.length === 0) return undefined;
     const out: MdNode[] = [];
     let at = 0;

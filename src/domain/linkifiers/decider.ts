@@ -2,6 +2,7 @@ import { ApiError, errors } from '../errors.js';
 import { assertNever } from '../event-types.js';
 import { isAdminRole } from '../roles.js';
 import type { LinkifierEvent } from './events.js';
+import { compileRe2, namedGroups, Re2PatternError } from './re2-pattern.js';
 import { templateVariables } from './url-template.js';
 
 export const MAX_PATTERN_LENGTH = 1000;
@@ -38,11 +39,6 @@ function invalid(field: string, message: string): ApiError {
   return new ApiError('BAD_REQUEST', 400, message, { errors: { [field]: [message] } });
 }
 
-/** Python-style named groups `(?P<name>…)` are written `(?<name>…)` in JavaScript. */
-export function toJsPattern(pattern: string): string {
-  return pattern.replace(/\(\?P</g, '(?<');
-}
-
 /** Checks a pattern and URL template pair; gives the pattern's named groups. */
 export function validateLinkifier(pattern: string, urlTemplate: string): void {
   if (pattern.trim() === '') throw invalid('pattern', 'This field cannot be blank.');
@@ -51,15 +47,13 @@ export function validateLinkifier(pattern: string, urlTemplate: string): void {
   if (urlTemplate.length > MAX_URL_TEMPLATE_LENGTH) {
     throw invalid('url_template', `Ensure this value has at most ${MAX_URL_TEMPLATE_LENGTH} characters (it has ${urlTemplate.length}).`);
   }
-  let regex: RegExp;
+  let groups: Set<string>;
   try {
-    // Compiled the way message rendering compiles it (Unicode mode).
-    regex = new RegExp(`(?:${toJsPattern(pattern)})`, 'gu');
+    groups = new Set(namedGroups(compileRe2(pattern)));
   } catch (error) {
-    const detail = (error as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
-    throw invalid('pattern', `Bad regular expression: ${detail}`);
+    if (!(error instanceof Re2PatternError)) throw error;
+    throw invalid('pattern', `Bad regular expression: ${error.message}`);
   }
-  const groups = new Set(namedGroups(regex));
   const variables = templateVariables(urlTemplate);
   if (variables === null) throw invalid('url_template', 'Invalid URL template.');
   // The real server checks the expanded template with a URL validator (http, https, ftp, ftps):
@@ -72,15 +66,6 @@ export function validateLinkifier(pattern: string, urlTemplate: string): void {
   for (const name of groups) {
     if (!used.has(name)) throw invalid('__all__', `Group '${name}' in linkifier pattern is not present in URL template.`);
   }
-}
-
-/** Named groups of a compiled pattern, read from a match of the empty alternative-free source. */
-function namedGroups(regex: RegExp): string[] {
-  // A regex's group names are the keys of `groups` on any match; match against a throwaway
-  // alternation that always succeeds without consuming input.
-  const probe = new RegExp(`${regex.source}|`, 'u');
-  const match = probe.exec('');
-  return Object.keys(match?.groups ?? {});
 }
 
 const requireAdmin = (actor: Actor) => {

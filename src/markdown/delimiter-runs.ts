@@ -1,0 +1,45 @@
+// micromark matches `*` and `~~` delimiter runs by splicing its event list once per match, so a paragraph made
+// of thousands of runs costs time quadratic in its length. These wrappers count the runs of each text chunk
+// (paragraph, heading, cell, link label) before matching and refuse the message past a bound no real message
+// comes near, which keeps that cost linear in the message.
+import { attention } from 'micromark-core-commonmark';
+import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
+import type { Construct, Extension, Resolver } from 'micromark-util-types';
+import { MarkdownRenderingError } from './limits.js';
+
+/** Delimiter characters one text chunk may hold (each match uses at least one, and costs a splice). */
+export const MAX_DELIMITERS = 1_000;
+
+function bounded(resolver: Resolver, sequenceType: string): Resolver {
+  return (events, context) => {
+    let delimiters = 0;
+    for (const [kind, token] of events) {
+      if (kind !== 'enter' || token.type !== sequenceType) continue;
+      delimiters += token.end.offset - token.start.offset;
+      if (delimiters > MAX_DELIMITERS) throw new MarkdownRenderingError();
+    }
+    return resolver(events, context);
+  };
+}
+
+function boundedConstruct(construct: Construct, name: string, sequenceType: string): Construct {
+  if (!construct.resolveAll) throw new Error(`${construct.name ?? 'construct'} has no resolveAll`);
+  return { ...construct, name, resolveAll: bounded(construct.resolveAll, sequenceType) };
+}
+
+// Renamed: disabling the core construct by name must not disable this one.
+const emphasis = boundedConstruct(attention, 'zulipEmphasis', 'attentionSequence');
+
+/** `*` emphasis (Zulip's `_` never emphasizes; see syntax.ts), bounded. */
+export const boundedEmphasis: Extension = {
+  disable: { null: ['attention'] },
+  text: { 42: emphasis },
+  insideSpan: { null: [emphasis] },
+};
+
+/** GFM `~~strikethrough~~` (double tilde only, as in Zulip), bounded. */
+export function boundedStrikethrough(): Extension {
+  const plain = gfmStrikethrough({ singleTilde: false });
+  const tilde = boundedConstruct((plain.text as Record<number, Construct>)[126]!, 'zulipStrikethrough', 'strikethroughSequenceTemporary');
+  return { text: { 126: tilde }, insideSpan: { null: [tilde] }, attentionMarkers: plain.attentionMarkers };
+}
