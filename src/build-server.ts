@@ -6,7 +6,7 @@ import type { Projection } from './projections-api.js';
 import { EventQueueHub, PREPARE_AHEAD } from './event-queue/hub.js';
 import { openDatabase } from './db/database.js';
 import { QueueService } from './event-queue/queue-service.js';
-import { ensureOrganization, type BootstrapResult } from './services/bootstrap.js';
+import { ensureOrganization, type BootstrapResult, type OrganizationSetup } from './services/bootstrap.js';
 import app from './app.js';
 import { toApiError } from './http/plugins/errors.js';
 
@@ -23,6 +23,8 @@ export interface BuildOptions {
   inMemory?: boolean;
   logger?: boolean | object;
   writeZuliprc?: boolean;
+  /** What a new organization starts with; `npm start` uses 'full'. Default 'empty'. */
+  organization?: OrganizationSetup;
 }
 
 /** Wires storage, workers, the queue hub and the HTTP app; the caller decides whether to listen. */
@@ -38,7 +40,7 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   platform.projections.onProjected((position) => hub.advance(position));
   const queues = new QueueService(platform, hub);
   queues.startSweeper();
-  const bootstrap = await ensureOrganization(platform, { writeZuliprc: options.writeZuliprc ?? false });
+  const bootstrap = await ensureOrganization(platform, { writeZuliprc: options.writeZuliprc ?? false, setup: options.organization ?? 'empty' });
   const fastify = Fastify({
     logger: options.logger ?? false,
     bodyLimit: 30 * 1024 * 1024,

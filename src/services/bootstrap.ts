@@ -8,6 +8,7 @@ import type { NewEvent } from '../eventstore/types.js';
 import { getDefaultRealm } from '../read/realm.js';
 import { createUser } from './users.js';
 import { metadataOf, type ServiceContext } from './context.js';
+import { completeOrganization } from './organization-setup.js';
 
 export const realmStream = (realmId: number) => `realm-${realmId}`;
 
@@ -18,10 +19,26 @@ export interface BootstrapResult {
 }
 
 /**
+ * 'full': the organization as the real server creates it (system bots, channels, welcome messages),
+ * completed on every start; 'empty': only the realm, its system groups and the owner (tests of
+ * other areas start from there).
+ */
+export type OrganizationSetup = 'full' | 'empty';
+
+export async function ensureOrganization(
+  ctx: ServiceContext,
+  options: { writeZuliprc: boolean; setup?: OrganizationSetup },
+): Promise<BootstrapResult> {
+  const result = await ensureRealmAndOwner(ctx, options);
+  if (options.setup === 'full') await completeOrganization(ctx, result.realmId);
+  return result;
+}
+
+/**
  * On an empty database: creates the organization, its system groups and the owner account.
  * The realm stream must not exist yet, so two processes starting together create it once.
  */
-export async function ensureOrganization(ctx: ServiceContext, options: { writeZuliprc: boolean }): Promise<BootstrapResult> {
+async function ensureRealmAndOwner(ctx: ServiceContext, options: { writeZuliprc: boolean }): Promise<BootstrapResult> {
   const existing = await getDefaultRealm(ctx.db);
   if (existing) return { realmId: existing.id, created: false };
   const realmId = 1;

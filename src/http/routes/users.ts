@@ -5,8 +5,8 @@ import { validateFullName, type UserCommand } from '../../domain/users/decider.j
 import { generateApiKey } from '../../services/secrets.js';
 import { Role, isAdminRole } from '../../domain/roles.js';
 import { realmHost } from '../../read/realm.js';
-import { activeUserNamed, formatUser, getUserByEmail, getUserById, listUsers, type UserRow } from '../../read/users.js';
-import { actorOf, changeUser, changeUserAtOnce, createUser } from '../../services/users.js';
+import { activeUserNamed, formatUser, getUserByEmailFor, getUserById, listUsers, type UserRow } from '../../read/users.js';
+import { actorOf, changeUser, changeUserAtOnce, createUser, deactivateUser } from '../../services/users.js';
 import { createProfileField, profileDataEvents, setProfileData } from '../../services/profile-fields.js';
 import type { AppServices } from '../services.js';
 import { fileParts } from './attachments.js';
@@ -234,7 +234,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     handler: async ({ params, user, realm }) => {
       const target = /^\d+$/.test(params.user)
         ? await getUserById(ctx.db, Number(params.user))
-        : await getUserByEmail(ctx.db, realm.id, params.user, realmHost(realm));
+        : await getUserByEmailFor(ctx.db, { user_id: user.id, role: user.role, realm_id: realm.id }, params.user, realmHost(realm));
       if (!target || target.realm_id !== realm.id) throw errors.noSuchUser();
       return { user: formatFor(user, realmHost(realm), params)(target) };
     },
@@ -311,7 +311,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     url: '/users/:user_id',
     params: { properties: { user_id: { type: 'integer' } }, required: ['user_id'] },
     handler: async ({ params, user, meta }) => {
-      await changeUser(ctx, meta, params.user_id, (_s, owners) => ({ type: 'DeactivateUser', actor: actorOf(user), active_owner_count: owners }));
+      await deactivateUser(ctx, meta, params.user_id, actorOf(user));
     },
   });
 
@@ -319,7 +319,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     method: 'DELETE',
     url: '/users/me',
     handler: async ({ user, meta }) => {
-      await changeUser(ctx, meta, user.id, (_s, owners) => ({ type: 'DeactivateUser', actor: { user_id: user.id, role: Role.OWNER }, active_owner_count: owners }));
+      await deactivateUser(ctx, meta, user.id, { user_id: user.id, role: Role.OWNER });
     },
   });
 
