@@ -6,7 +6,7 @@ import { getRealm } from '../read/realm.js';
 import { listUsers } from '../read/users.js';
 import { createChannelOnce } from './channels.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
-import { sendMessage } from './messages.js';
+import { react, sendMessage } from './messages.js';
 import { streamVersion } from './stream-version.js';
 import { INTERNAL_CLIENT, SystemBot, ensureSystemBots } from './system-bots.js';
 import { ANNOUNCEMENTS_CHANNEL, CORE_TEAM_CHANNEL, welcomeMessages } from './welcome-messages.js';
@@ -69,6 +69,7 @@ async function setUp(ctx: ServiceContext, realmId: number): Promise<void> {
     const channelId = created.get(message.channel);
     if (channelId === undefined) continue;
     const sendMeta = { ...meta, client: INTERNAL_CLIENT, requestId: randomUUID(), now: new Date() };
-    await sendMessage(ctx, sendMeta, welcomeBot, realm, { type: 'stream', to: channelId, topic: message.topic, content: message.content });
+    const { id } = await sendMessage(ctx, sendMeta, welcomeBot, realm, { type: 'stream', to: channelId, topic: message.topic, content: message.content });
+    if (message.reaction) await react(ctx, { ...sendMeta, requestId: randomUUID() }, welcomeBot, realm, id, 'add', { emoji_name: message.reaction });
   }
 }

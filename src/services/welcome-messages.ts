@@ -24,6 +24,8 @@ export interface WelcomeMessage {
   channel: string;
   topic: string;
   content: string;
+  /** An emoji Welcome Bot reacts with to its own message. */
+  reaction?: string;
 }
 
 export function welcomeMessages(): WelcomeMessage[] {
@@ -57,6 +59,7 @@ export function welcomeMessages(): WelcomeMessage[] {
         `This is a message on channel #**${general}** with the topic \`swimming turtles\`.\n\n`
         + '[](/static/images/cute/turtle.png)\n\n'
         + "[Start a new topic](/help/introduction-to-topics#how-to-start-a-new-topic) any time you're not replying to a previous message.",
+      reaction: 'turtle',
     },
     {
       channel: general,

@@ -53,6 +53,7 @@ t.test('a fresh organization starts as the real server does', async (t) => {
   ]);
   t.equal(inGeneral[0]!.content, 'This is a message on channel #**general** with the topic `topic demonstration`.');
   t.equal(inGeneral[0]!.client, 'Internal');
+  t.match(inGeneral[2]!.reactions, [{ emoji_name: 'turtle', user_id: welcome.user_id }], 'Welcome Bot reacts to its turtle');
   const inCoreTeam = await channelMessages(s, s.owner, 'core team');
   t.same(inCoreTeam.map((m) => [m.sender_id, m.subject]), [[welcome.user_id, 'private channels']]);
   t.match(inCoreTeam[0]!.content, /^This is a private channel, as indicated by the lock icon next to the channel name\./);
