@@ -115,6 +115,12 @@ t.test('a hidden email address cannot be confirmed (issue 24 item 13)', async (t
   t.equal(principal.status, 400, 'principals: no user behind the hidden address');
   t.same(principal.body, principalUnknown.body);
 
+  // Making Bob a bot's owner does not show the administrator his address either.
+  const bot = await s.user(Role.MEMBER, 'Admins bot', { bot_type: 1, bot_owner_id: admin.id });
+  const handed = await s.api('PATCH', `/bots/${bot.id}`, admin, { bot_owner_id: bob.id });
+  t.equal(handed.status, 200);
+  t.equal(handed.body.bot_owner, dummy, 'PATCH /bots names the new owner by his dummy address');
+
   // A deactivated user addressed by id is named by the address the sender may see.
   t.equal((await s.api('DELETE', `/users/${bob.id}`, admin)).status, 200);
   const gone = await s.api('POST', '/messages', eve, { type: 'private', to: JSON.stringify([bob.id]), content: 'hi' });

@@ -5,7 +5,7 @@ import { validateFullName, type UserCommand } from '../../domain/users/decider.j
 import { generateApiKey } from '../../services/secrets.js';
 import { Role, isAdminRole } from '../../domain/roles.js';
 import { realmHost } from '../../read/realm.js';
-import { activeUserNamed, formatUser, getUserByEmailFor, getUserById, listUsers, type UserRow } from '../../read/users.js';
+import { activeUserNamed, apiEmail, formatUser, getUserByEmailFor, getUserById, listUsers, type UserRow } from '../../read/users.js';
 import { actorOf, changeUser, changeUserAtOnce, createUser, deactivateUser } from '../../services/users.js';
 import { createProfileField, profileDataEvents, setProfileData } from '../../services/profile-fields.js';
 import type { AppServices } from '../services.js';
@@ -132,7 +132,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       },
       required: ['bot_id'],
     },
-    handler: async ({ request, params, user, meta }) => {
+    handler: async ({ request, params, user, realm, meta }) => {
       let bot = await accessBot(ctx, user, params.bot_id);
       const parts = fileParts(request);
       if (parts.length > 1) throw errors.badRequest('You may only upload one file at a time');
@@ -174,7 +174,8 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
         full_name: bot.full_name,
         avatar_url: avatarUrl(bot, true, false),
         ...botDefaults(bot, await channelNames(ctx.db, [bot.default_sending_stream_id, bot.default_events_register_stream_id])),
-        ...(owner ? { bot_owner: owner.delivery_email } : {}),
+        // The address clients know the owner by (as the real server answers), never a hidden real one.
+        ...(owner ? { bot_owner: apiEmail(owner, realmHost(realm)) } : {}),
       };
     },
   });
