@@ -20,7 +20,7 @@ async function setSystemGroup(trx: Trx, userId: number, role: number | null): Pr
 
 export const userGroupsProjection = defineProjection({
   name: 'user_groups',
-  version: 2,
+  version: 3,
   tables: ['user_groups', 'user_group_members', 'user_group_subgroups'],
   handlers: {
     UserGroupCreated: async (trx, d) => {
@@ -77,7 +77,10 @@ export const userGroupsProjection = defineProjection({
       await trx.deleteFrom('user_groups').where('id', '=', d.group_id).execute();
     },
     // users projection runs first (it is listed before this one), so the user row exists.
-    UserCreated: (trx, d) => setSystemGroup(trx, d.user_id, d.role),
+    // The system bots belong to no group of the organization, as on the real server.
+    UserCreated: async (trx, d) => {
+      if (!d.is_system_bot) await setSystemGroup(trx, d.user_id, d.role);
+    },
     UserRoleChanged: (trx, d) => setSystemGroup(trx, d.user_id, d.role),
     UserDeactivated: (trx, d) => setSystemGroup(trx, d.user_id, null),
     UserReactivated: async (trx, d) => {

@@ -13,7 +13,7 @@ async function update(trx: Trx, event: StoredEvent, userId: number, set: Record<
 
 export const usersProjection = defineProjection({
   name: 'users',
-  version: 1,
+  version: 2,
   tables: ['users', 'custom_profile_fields'],
   handlers: {
     UserCreated: async (trx, d, e) => {
@@ -28,6 +28,7 @@ export const usersProjection = defineProjection({
           role: d.role,
           is_active: true,
           is_bot: d.is_bot,
+          is_system_bot: d.is_system_bot === true,
           bot_type: d.bot_type,
           bot_owner_id: d.bot_owner_id,
           is_billing_admin: false,

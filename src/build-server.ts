@@ -6,7 +6,7 @@ import type { Projection } from './projections-api.js';
 import { EventQueueHub, PREPARE_AHEAD } from './event-queue/hub.js';
 import { openDatabase } from './db/database.js';
 import { QueueService } from './event-queue/queue-service.js';
-import { ensureOrganization, type BootstrapResult } from './services/bootstrap.js';
+import { ensureOrganization, type BootstrapResult, type OrganizationSetup } from './services/bootstrap.js';
 import app from './app.js';
 import { toApiError } from './http/plugins/errors.js';
 import { ScheduledMessageWorker, type SchedulerOptions } from './scheduler/scheduled-message-worker.js';
@@ -26,6 +26,8 @@ export interface BuildOptions {
   logger?: boolean | object;
   writeZuliprc?: boolean;
   scheduler?: SchedulerOptions;
+  /** What a new organization starts with; `npm start` uses 'full'. Default 'empty'. */
+  organization?: OrganizationSetup;
 }
 
 /** Wires storage, workers, the queue hub and the HTTP app; the caller decides whether to listen. */
@@ -41,7 +43,7 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   platform.projections.onProjected((position) => hub.advance(position));
   const queues = new QueueService(platform, hub);
   queues.startSweeper();
-  const bootstrap = await ensureOrganization(platform, { writeZuliprc: options.writeZuliprc ?? false });
+  const bootstrap = await ensureOrganization(platform, { writeZuliprc: options.writeZuliprc ?? false, setup: options.organization ?? 'empty' });
   const fastify = Fastify({
     logger: options.logger ?? false,
     bodyLimit: 30 * 1024 * 1024,

@@ -7,6 +7,7 @@ const config = loadConfig();
 const server = await buildServer(config, {
   projections: allProjections,
   writeZuliprc: true,
+  organization: 'full',
   logger: { level: config.logLevel },
 });
 const log = server.fastify.log;

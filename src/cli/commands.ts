@@ -193,7 +193,7 @@ export async function createUserCommand(
   if (!ALL_ROLES.includes(input.role)) throw new Error(`role must be one of ${ALL_ROLES.join(', ')}`);
   const platform = await createPlatform(config, { projections, startWorkers: true });
   try {
-    const org = await ensureOrganization(platform, { writeZuliprc: false });
+    const org = await ensureOrganization(platform, { writeZuliprc: false, setup: 'full' });
     const meta = { actorId: null, realmId: org.realmId, client: 'cli', requestId: randomUUID(), now: new Date() };
     const created = await createUser(platform, meta, {
       email: input.email, full_name: input.fullName, role: input.role, bot_type: input.botType ?? null, password: input.password,

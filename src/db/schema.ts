@@ -51,6 +51,7 @@ export interface UsersTable {
   role: number;
   is_active: boolean;
   is_bot: boolean;
+  is_system_bot: ColumnType<boolean, boolean | undefined, boolean>;
   bot_type: number | null;
   bot_owner_id: number | null;
   is_billing_admin: boolean;

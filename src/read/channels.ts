@@ -2,7 +2,7 @@ import type { DataOf } from '../domain/events.js';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { SubscriptionsTable } from '../db/schema.js';
-import { StreamPostPolicy } from '../domain/channels/decider.js';
+import { StreamPostPolicy, canonicalStreamName } from '../domain/channels/decider.js';
 import { canSeeStreamMetadata, canSeeSubscribers, type StreamRow, type Viewer } from '../visibility.js';
 import { receivedSql } from './narrow.js';
 
@@ -66,7 +66,7 @@ export async function getActiveStreamByName(db: Db, realmId: number, name: strin
     .selectAll()
     .where('realm_id', '=', realmId)
     .where('deactivated', '=', false)
-    .where((eb) => eb(eb.fn('lower', ['name']), '=', name.toLowerCase()))
+    .where((eb) => eb(eb.fn('lower', ['name']), '=', canonicalStreamName(name).toLowerCase()))
     .executeTakeFirst();
 }
 

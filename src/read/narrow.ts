@@ -4,7 +4,8 @@ import { ApiError } from '../domain/errors.js';
 import { FlagBit } from '../domain/messages/flags.js';
 import { Role } from '../domain/roles.js';
 import { canReadMessage, canReadStreamContent, isSubscribed, streamHistoryIsProtected, type StreamRow, type Viewer } from '../visibility.js';
-import { getUserByEmail } from './users.js';
+import { getUserByEmailFor } from './users.js';
+import { canonicalStreamName } from '../domain/channels/decider.js';
 
 export interface NarrowTerm {
   operator: string;
@@ -111,7 +112,7 @@ async function findStream(db: Db, viewer: Viewer, operand: unknown): Promise<Str
     if (byId || typeof operand === 'number') return byId;
   }
   if (typeof operand !== 'string') return undefined;
-  return q.where(sql`lower(name)`, '=', operand.toLowerCase()).orderBy('deactivated').executeTakeFirst();
+  return q.where(sql`lower(name)`, '=', canonicalStreamName(operand).toLowerCase()).orderBy('deactivated').executeTakeFirst();
 }
 
 async function findUserId(db: Db, viewer: Viewer, realmHost: string, operand: unknown): Promise<number | undefined> {
@@ -121,7 +122,7 @@ async function findUserId(db: Db, viewer: Viewer, realmHost: string, operand: un
     return user && user.realm_id === viewer.realm_id ? user.id : undefined;
   }
   if (typeof operand !== 'string') return undefined;
-  return (await getUserByEmail(db, viewer.realm_id, operand.trim(), realmHost))?.id;
+  return (await getUserByEmailFor(db, viewer, operand.trim(), realmHost))?.id;
 }
 
 async function userIdList(db: Db, viewer: Viewer, realmHost: string, operand: unknown): Promise<number[]> {

@@ -21,8 +21,9 @@ export async function getUsersByIds(db: Db, ids: number[]): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
 }
 
+/** The organization's accounts; the system bots are not among them (register lists them as cross_realm_bots). */
 export async function listUsers(db: Db, realmId: number): Promise<UserRow[]> {
-  return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).orderBy('id').execute();
+  return db.selectFrom('users').selectAll().where('realm_id', '=', realmId).where('is_system_bot', '=', false).orderBy('id').execute();
 }
 
 /** Whether an active account (human or bot) already has this full name; bots' names must be unique among them. */
@@ -90,6 +91,18 @@ export async function getUserByEmail(db: Db, realmId: number, email: string, rea
     .where((eb) => eb(eb.fn('lower', ['delivery_email']), '=', wanted))
     .executeTakeFirst();
   return user;
+}
+
+/**
+ * getUserByEmail for a request by `viewer`: a real address the viewer may not see names no one,
+ * exactly as an unknown address does, so that its owner cannot be confirmed through it. The
+ * address clients are shown (apiEmail) always works.
+ */
+export async function getUserByEmailFor(db: Db, viewer: Viewer, email: string, realmHost: string): Promise<UserRow | undefined> {
+  const user = await getUserByEmail(db, viewer.realm_id, email, realmHost);
+  if (!user) return undefined;
+  if (apiEmail(user, realmHost).toLowerCase() === email.toLowerCase()) return user;
+  return canSeeDeliveryEmail(viewer, user) ? user : undefined;
 }
 
 export function gravatarUrl(email: string, version: number): string {

@@ -1,7 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { decideAttachment, type AttachmentCommand } from '../domain/attachments/decider.js';
 import type { AttachmentDeleted } from '../domain/attachments/events.js';
-import { getAttachmentState, realmUploadSpaceUsed, unlinkedAttachmentIds } from '../read/attachments.js';
+import type { Db } from '../db/database.js';
+import { getAttachmentState, linkedMessageIds, pathIdOfUploadPath, realmUploadSpaceUsed, unlinkedAttachmentIds } from '../read/attachments.js';
+import { getMessageRows, userMessageState } from '../read/messages.js';
+import type { UserRow } from '../read/users.js';
+import { canReadMessage, isSubscribed } from '../visibility.js';
 import type { FileStorage, UploadSettings } from '../storage/index.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { streamVersion } from './stream-version.js';
@@ -12,6 +16,39 @@ export interface UploadedFile {
   filename: string;
   mimetype: string;
   data: Buffer;
+}
+
+/** Whether `user` may download the upload: its owner, or anyone who may read a message linking it. */
+export async function mayAccessAttachment(db: Db, user: UserRow, attachment: { id: number; owner_id: number; realm_id: number }): Promise<boolean> {
+  if (attachment.realm_id !== user.realm_id) return false;
+  if (attachment.owner_id === user.id) return true;
+  const rows = await getMessageRows(db, await linkedMessageIds(db, attachment.id));
+  if (rows.length === 0) return false;
+  const { received } = await userMessageState(db, user.id, rows);
+  const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id };
+  for (const row of rows) {
+    const stream = row.stream_id === null ? undefined : await db.selectFrom('streams').selectAll().where('id', '=', row.stream_id).executeTakeFirst();
+    const subscribed = row.stream_id === null ? false : await isSubscribed(db, user.id, row.stream_id);
+    const access = { stream, subscribed, received: received.has(row.id), dmParticipant: received.has(row.id) };
+    if (canReadMessage(viewer, row, access)) return true;
+  }
+  return false;
+}
+
+/**
+ * The uploads a message by `sender` may claim: only those the sender may access themselves. As on
+ * the real server, a link to anyone else's upload stays in the content but grants its readers
+ * nothing (otherwise linking a private file's URL would hand it to the message's audience).
+ */
+export async function claimableUploadPaths(db: Db, sender: UserRow, paths: readonly string[]): Promise<string[]> {
+  const claimable: string[] = [];
+  for (const path of paths) {
+    const pathId = pathIdOfUploadPath(path);
+    if (pathId === null) continue;
+    const attachment = await db.selectFrom('attachments').select(['id', 'owner_id', 'realm_id']).where('path_id', '=', pathId).executeTakeFirst();
+    if (attachment && (await mayAccessAttachment(db, sender, attachment))) claimable.push(path);
+  }
+  return claimable;
 }
 
 /** Stores the bytes, then records the upload; the bytes are removed again if recording fails. */

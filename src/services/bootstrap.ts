@@ -8,6 +8,7 @@ import type { NewEvent } from '../eventstore/types.js';
 import { getDefaultRealm } from '../read/realm.js';
 import { createUser } from './users.js';
 import { metadataOf, type ServiceContext } from './context.js';
+import { completeOrganization } from './organization-setup.js';
 
 export const realmStream = (realmId: number) => `realm-${realmId}`;
 
@@ -18,10 +19,36 @@ export interface BootstrapResult {
 }
 
 /**
+ * 'full': the organization as the real server creates it (system bots, channels, welcome messages),
+ * completed on every start of an organization created this way; 'empty': only the realm, its system
+ * groups and the owner (tests of other areas start from there).
+ */
+export type OrganizationSetup = 'full' | 'empty';
+
+export async function ensureOrganization(
+  ctx: ServiceContext,
+  options: { writeZuliprc: boolean; setup?: OrganizationSetup },
+): Promise<BootstrapResult> {
+  const result = await ensureRealmAndOwner(ctx, options);
+  if (options.setup === 'full' && (await createdForFullSetup(ctx, result.realmId))) await completeOrganization(ctx, result.realmId);
+  return result;
+}
+
+async function createdForFullSetup(ctx: ServiceContext, realmId: number): Promise<boolean> {
+  const created = await ctx.db
+    .selectFrom('events')
+    .select('data')
+    .where('stream_id', '=', realmStream(realmId))
+    .where('type', '=', 'RealmCreated')
+    .executeTakeFirst();
+  return created?.data.full_setup === true;
+}
+
+/**
  * On an empty database: creates the organization, its system groups and the owner account.
  * The realm stream must not exist yet, so two processes starting together create it once.
  */
-export async function ensureOrganization(ctx: ServiceContext, options: { writeZuliprc: boolean }): Promise<BootstrapResult> {
+async function ensureRealmAndOwner(ctx: ServiceContext, options: { writeZuliprc: boolean; setup?: OrganizationSetup }): Promise<BootstrapResult> {
   const existing = await getDefaultRealm(ctx.db);
   if (existing) return { realmId: existing.id, created: false };
   const realmId = 1;
@@ -38,6 +65,7 @@ export async function ensureOrganization(ctx: ServiceContext, options: { writeZu
       date_created,
       properties: { ...DEFAULT_REALM_PROPERTIES },
       user_settings_defaults: { ...DEFAULT_USER_SETTINGS },
+      ...(options.setup === 'full' ? { full_setup: true } : {}),
     },
   }];
   const groupIds: number[] = [];

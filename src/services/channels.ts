@@ -26,10 +26,11 @@ import type { StreamAppend } from '../eventstore/types.js';
 import { emptyRenderContext, renderMarkdown } from '../markdown/index.js';
 import { realmRenderData } from './render-context.js';
 import { getActiveStreamByName, getStreamById, getSubscription, isDbId, subscriptionsOfUser } from '../read/channels.js';
-import { apiEmail, getUserByEmail, getUserById, type UserRow } from '../read/users.js';
+import { apiEmail, getUserByEmailFor, getUserById, type UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
 import { canJoinStream, type StreamRow } from '../visibility.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
+import { announceNewChannels } from './channel-announcements.js';
 
 export const channelStream = (streamId: number) => `channel-${streamId}`;
 export const subscriptionStream = (streamId: number, userId: number) => `subscription-${streamId}-${userId}`;
@@ -136,14 +137,18 @@ async function nameClaim(db: Db, realmId: number, name: string, streamId: number
   return { streamId: streamName, expectedVersion: version === 0 ? -1 : version, events: [event] };
 }
 
-/** `principals`: user ids or API email addresses; unknown or deactivated users are "No such user". */
-async function resolvePrincipals(db: Db, realm: RealmRow, principals: Array<number | string>): Promise<UserRow[]> {
+/**
+ * `principals`: user ids or email addresses (a real one only if `caller` may see it); unknown or
+ * deactivated users are "No such user".
+ */
+async function resolvePrincipals(db: Db, realm: RealmRow, caller: UserRow, principals: Array<number | string>): Promise<UserRow[]> {
+  const viewer = { user_id: caller.id, role: caller.role, realm_id: realm.id };
   const users = new Map<number, UserRow>();
   for (const principal of principals) {
     if (typeof principal === 'string') rejectNul(principal, 'principals');
     const user = typeof principal === 'number'
       ? isDbId(principal) ? await getUserById(db, principal) : undefined
-      : await getUserByEmail(db, realm.id, principal, realmHost(realm));
+      : await getUserByEmailFor(db, viewer, principal, realmHost(realm));
     if (!user || user.realm_id !== realm.id || !user.is_active) throw errors.noSuchUser();
     users.set(user.id, user);
   }
@@ -161,6 +166,8 @@ export interface SubscribeInput {
   stream_post_policy?: number;
   message_retention_days?: string | number;
   can_remove_subscribers_group?: number;
+  /** Notification Bot announces the channels this request creates (see channel-announcements.ts). */
+  announce?: boolean;
 }
 
 export interface SubscribeResult {
@@ -181,7 +188,7 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
     ? await defaultRemoveSubscribersGroup(ctx.db, realm.id)
     : checkRemoveSubscribersGroup(await findGroup(ctx.db, realm.id, input.can_remove_subscribers_group));
   const principals = input.principals ?? [];
-  const targets = principals.length > 0 ? await resolvePrincipals(ctx.db, realm, principals) : [user];
+  const targets = principals.length > 0 ? await resolvePrincipals(ctx.db, realm, user, principals) : [user];
   const others = targets.some((t) => t.id !== user.id);
   if (others && !hasPolicy(settings.invite_to_stream_policy, actor)) throw errors.badRequest('Insufficient permission');
   const newIds = new Map<string, number>();
@@ -189,6 +196,7 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
   const { result } = await ctx.commands.run(metadataOf(meta), async () => {
     const appends: StreamAppend[] = [];
     const streams: Array<{ id: number; name: string }> = [];
+    const createdNames: string[] = [];
     const unauthorized: string[] = [];
     const seen = new Set<string>();
     for (const w of wanted) {
@@ -232,6 +240,7 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
       appends.push(await nameClaim(ctx.db, realm.id, w.name, streamId));
       appends.push({ streamId: channelStream(streamId), expectedVersion: -1, events: [created] });
       streams.push({ id: streamId, name: w.name });
+      createdNames.push(w.name);
     }
     const subscribed: Record<string, string[]> = {};
     const already: Record<string, string[]> = {};
@@ -258,9 +267,10 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
     }
     const out: SubscribeResult = { subscribed, already_subscribed: already };
     if (input.authorization_errors_fatal === false) out.unauthorized = unauthorized;
-    return { appends, result: out };
+    return { appends, result: { out, createdNames } };
   });
-  return result;
+  if (input.announce) await announceNewChannels(ctx, meta, user, realm, result.createdNames);
+  return result.out;
 }
 
 /** DELETE /users/me/subscriptions. */
@@ -288,7 +298,7 @@ export async function unsubscribe(
   principals: Array<number | string> | undefined,
 ): Promise<{ removed: string[]; not_removed: string[] }> {
   const viewer = { user_id: user.id, role: user.role, realm_id: realm.id };
-  const targets = principals && principals.length > 0 ? await resolvePrincipals(ctx.db, realm, principals) : [user];
+  const targets = principals && principals.length > 0 ? await resolvePrincipals(ctx.db, realm, user, principals) : [user];
   // Removing one's own bots is allowed like removing oneself.
   const others = targets.some((t) => t.id !== user.id && !(t.is_bot && t.bot_owner_id === user.id));
   const { result } = await ctx.commands.run(metadataOf(meta), async () => {
@@ -485,4 +495,67 @@ export async function defaultStreamSubscriptions(db: Db, realmId: number, userId
       events: [{ type: 'UserSubscribed', data: { stream_id: stream.id, user_id: userId, color } }],
     };
   });
+}
+
+export interface InitialChannel {
+  name: string;
+  description: string;
+  invite_only: boolean;
+  is_default: boolean;
+}
+
+/**
+ * Creates a channel with its first subscribers, unless a channel of that name was ever created in
+ * the organization (the name's reservation stream exists): a rerun, or a second process starting at
+ * the same moment, creates nothing and gets undefined.
+ */
+export async function createChannelOnce(
+  ctx: ServiceContext,
+  meta: RequestMeta,
+  realm: RealmRow,
+  creator: UserRow,
+  spec: InitialChannel,
+  subscribers: UserRow[],
+): Promise<number | undefined> {
+  const name = checkStreamName(spec.name);
+  const streamId = await ctx.commands.nextId('stream_id_seq');
+  const rendered = await renderDescription(ctx, spec.description, realm);
+  const removeGroup = await defaultRemoveSubscribersGroup(ctx.db, realm.id);
+  const { result } = await ctx.commands.run(metadataOf(meta), async () => {
+    const claimed = await ctx.db.selectFrom('events').select('stream_version').where('stream_id', '=', nameStream(realm.id, name)).limit(1).executeTakeFirst();
+    if (claimed) return { appends: [], result: undefined };
+    const created = decideCreateStream({
+      type: 'CreateStream',
+      actor: actorOf(creator, realm, meta.now),
+      realm: realmSettingsOf(realm, false),
+      stream_id: streamId,
+      realm_id: realm.id,
+      now: Math.floor(meta.now.getTime() / 1000),
+      name,
+      description: spec.description,
+      rendered_description: rendered,
+      invite_only: spec.invite_only,
+      is_web_public: false,
+      history_public_to_subscribers: undefined,
+      stream_post_policy: 1,
+      message_retention_days: undefined,
+      can_remove_subscribers_group: removeGroup,
+      is_default: spec.is_default,
+    });
+    const reservation: StreamNameReserved = { type: 'StreamNameReserved', data: { realm_id: realm.id, name, stream_id: streamId } };
+    const appends: StreamAppend[] = [
+      { streamId: nameStream(realm.id, name), expectedVersion: -1, events: [reservation] },
+      { streamId: channelStream(streamId), expectedVersion: -1, events: [created] },
+    ];
+    for (const user of subscribers) {
+      const used = new Set((await subscriptionsOfUser(ctx.db, user.id)).filter((s) => s.active).map((s) => s.color));
+      appends.push({
+        streamId: subscriptionStream(streamId, user.id),
+        expectedVersion: -1,
+        events: [{ type: 'UserSubscribed', data: { stream_id: streamId, user_id: user.id, color: pickColor(used, used.size) } }],
+      });
+    }
+    return { appends, result: streamId };
+  });
+  return result;
 }

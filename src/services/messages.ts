@@ -17,15 +17,17 @@ import {
 import type { MessageFlagsChanged, MessageSent, MessagesDeleted, MovedReceptions } from '../domain/messages/events.js';
 import { EDITABLE_FLAGS, FlagBit, NON_EDITABLE_FLAGS, isRead } from '../domain/messages/flags.js';
 import type { StreamPropertyChanged } from '../domain/channels/events.js';
+import { canonicalStreamName } from '../domain/channels/decider.js';
 import { renderMarkdown } from '../markdown/index.js';
 import { resolveReactionEmoji, type ReactionParams } from './reaction-emoji.js';
 import { buildNarrow, messageVisibleTo, mutedSql, parseNarrow, receivedSql, unreadSql, type NarrowViewer } from '../read/narrow.js';
 import { getMessageRow, getMessageRows, narrowViewer, readThroughOf, userMessageState, fetchMessages, type FetchParams, type MessageRow } from '../read/messages.js';
-import { getUserByEmail, type UserRow } from '../read/users.js';
+import { apiEmail, getUserByEmailFor, type UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
-import { canSeeStreamMetadata, isSubscribed, streamHistoryIsProtected, subscriberIds, type StreamRow } from '../visibility.js';
+import { canReadStreamContent, isSubscribed, streamHistoryIsProtected, subscriberIds, type StreamRow } from '../visibility.js';
 import { DEFAULT_REALM_PROPERTIES } from '../domain/realm/defaults.js';
 import { alertedUsers, realmRenderData } from './render-context.js';
+import { claimableUploadPaths } from './attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { usersMuting } from '../read/muted-users.js';
 import { isAdminRole } from '../domain/roles.js';
@@ -36,7 +38,7 @@ const channelStream = (streamId: number) => `channel-${streamId}`;
 
 export const invalidMessage = () => errors.badRequest('Invalid message(s)');
 
-const senderOf = (user: UserRow): Sender => ({ user_id: user.id, role: user.role, is_bot: user.is_bot });
+const senderOf = (user: UserRow): Sender => ({ user_id: user.id, role: user.role, is_bot: user.is_bot, is_system_bot: user.is_system_bot });
 const nowSeconds = (meta: RequestMeta) => Math.floor(meta.now.getTime() / 1000);
 
 export interface SendParams {
@@ -104,7 +106,7 @@ async function findStream(db: Db, realmId: number, target: string | number): Pro
   const q = db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).where('deactivated', '=', false);
   return typeof target === 'number'
     ? q.where('id', '=', target).executeTakeFirst()
-    : q.where(sql`lower(name)`, '=', target.toLowerCase()).executeTakeFirst();
+    : q.where(sql`lower(name)`, '=', canonicalStreamName(target).toLowerCase()).executeTakeFirst();
 }
 
 /** The channel, its subscribers, and an id for the message about to be sent to it, in one round trip. */
@@ -119,7 +121,7 @@ async function findStreamForSending(db: Db, realmId: number, target: string | nu
     .where('deactivated', '=', false);
   const row = await (typeof target === 'number'
     ? q.where('id', '=', target).executeTakeFirst()
-    : q.where(sql`lower(name)`, '=', target.toLowerCase()).executeTakeFirst());
+    : q.where(sql`lower(name)`, '=', canonicalStreamName(target).toLowerCase()).executeTakeFirst());
   return row ? { ...row, subscriber_ids: (row.subscriber_ids ?? []).map(Number), message_id: Number(row.message_id) } : undefined;
 }
 
@@ -185,7 +187,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     const subscribed = stream.subscriber_ids.includes(user.id);
     // Addressed by ID, a private channel the sender may not see is answered as missing: the error
     // would otherwise tell an outsider its name.
-    if (typeof target === 'number' && stream.invite_only && !subscribed && !isAdminRole(user.role)) throw streamMissing(target);
+    if (typeof target === 'number' && stream.invite_only && !subscribed && !isAdminRole(user.role) && !user.is_system_bot) throw streamMissing(target);
     checkCanPost(senderOf(user), { ...stream, stream_id: stream.id }, subscribed);
     topic = normalizeTopic(params.topic, props.mandatory_topics === true);
     streamId = stream.id;
@@ -204,10 +206,10 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
         found = await ctx.db.selectFrom('users').selectAll().where('id', '=', target).executeTakeFirst();
         if (!found || found.realm_id !== realm.id) throw errors.badRequest(`Invalid user ID ${target}`);
       } else {
-        found = await getUserByEmail(ctx.db, realm.id, target, realmHost(realm));
+        found = await getUserByEmailFor(ctx.db, { user_id: user.id, role: user.role, realm_id: realm.id }, target, realmHost(realm));
         if (!found) throw errors.badRequest(`Invalid email '${target}'`);
       }
-      if (!found.is_active && found.id !== user.id) throw errors.badRequest(`'${found.delivery_email}' is no longer using Zulip.`);
+      if (!found.is_active && found.id !== user.id) throw errors.badRequest(`'${apiEmail(found, realmHost(realm))}' is no longer using Zulip.`);
       ids.add(found.id);
     }
     const others = [...ids].filter((id) => id !== user.id).sort((a, b) => a - b);
@@ -254,7 +256,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     alerted_user_ids: alerted,
     muter_user_ids: muters,
     read_by_sender: params.read_by_sender ?? true,
-    attachment_paths: rendered.linkedUploadPaths,
+    attachment_paths: await claimableUploadPaths(ctx.db, user, rendered.linkedUploadPaths),
     sender_queue_id: params.queue_id ?? null,
     local_id: params.local_id ?? null,
   });
@@ -363,7 +365,7 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
         topic_wildcard_user_ids: rendered.topicWildcard && row.stream_id !== null
           ? await topicParticipants(ctx.db, row.stream_id, row.topic, row.sender_id, receivers)
           : [],
-        attachment_paths: rendered.linkedUploadPaths,
+        attachment_paths: await claimableUploadPaths(ctx.db, user, rendered.linkedUploadPaths),
       };
     }
     const newTopic = params.topic !== undefined ? normalizeTopic(params.topic, props.mandatory_topics === true) : null;
@@ -576,7 +578,8 @@ export async function requireStreamForUser(db: Db, user: UserRow, streamId: numb
   if (!isDbInt(streamId)) throw errors.badRequest('Invalid channel ID');
   const stream = await db.selectFrom('streams').selectAll().where('id', '=', streamId).executeTakeFirst();
   if (!stream || stream.realm_id !== user.realm_id) throw errors.badRequest('Invalid channel ID');
-  if (!canSeeStreamMetadata({ user_id: user.id, role: user.role, realm_id: user.realm_id }, stream, await isSubscribed(db, user.id, streamId))) {
+  // As the real server's access_stream_by_id: an administrator not subscribed to a private channel has no access.
+  if (!canReadStreamContent({ user_id: user.id, role: user.role, realm_id: user.realm_id }, stream, await isSubscribed(db, user.id, streamId))) {
     throw errors.badRequest('Invalid channel ID');
   }
   return stream;

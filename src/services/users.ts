@@ -24,6 +24,8 @@ export interface NewUser {
   timezone?: string;
   /** channels to join instead of the realm's default channels (an invitation's) */
   stream_ids?: readonly number[];
+  /** One of the server's own bots (see system-bots.ts). */
+  is_system_bot?: boolean;
 }
 
 export function toUserState(row: UserRow): UserState {
@@ -81,6 +83,7 @@ export async function createUser(
         full_name,
         role: isBot ? Role.MEMBER : input.role,
         is_bot: isBot,
+        ...(isBot && input.is_system_bot ? { is_system_bot: true } : {}),
         bot_type: isBot ? input.bot_type! : null,
         bot_owner_id: isBot ? input.bot_owner_id ?? null : null,
         api_key,
@@ -121,11 +124,38 @@ export async function changeUserAtOnce(
 ): Promise<void> {
   await ctx.commands.run(metadataOf(meta), async () => {
     const row = await requireUser(ctx.db, userId, meta.realmId);
+    // The server manages its own bots; to the organization they are not its users to change.
+    if (row.is_system_bot) throw errors.noSuchUser();
     const owners = await countActiveOwners(ctx.db, meta.realmId);
     const state = toUserState(row);
     const events = [...build(state, owners).flatMap((command) => decideUser(command, state)), ...(await more(row))];
     return { appends: [{ streamId: userStream(userId), expectedVersion: row.version, events }], result: undefined };
   });
+}
+
+/**
+ * Deactivates an account and, for a human, the active bots they own, in one append: as on the real
+ * server, a deactivated user's bots stop working with them (reactivating the user does not bring the
+ * bots back; each is reactivated on its own).
+ */
+export async function deactivateUser(ctx: ServiceContext, meta: RequestMeta, userId: number, actor: Actor): Promise<void> {
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const row = await requireUser(ctx.db, userId, meta.realmId);
+    if (row.is_system_bot) throw errors.noSuchUser();
+    const owners = await countActiveOwners(ctx.db, meta.realmId);
+    const events = decideUser({ type: 'DeactivateUser', actor, active_owner_count: owners }, toUserState(row));
+    const appends: StreamAppend[] = [{ streamId: userStream(userId), expectedVersion: row.version, events }];
+    if (!row.is_bot) {
+      for (const bot of await activeBotsOwnedBy(ctx.db, row.id)) {
+        appends.push({ streamId: userStream(bot.id), expectedVersion: bot.version, events: [{ type: 'UserDeactivated', data: { user_id: bot.id } }] });
+      }
+    }
+    return { appends, result: undefined };
+  });
+}
+
+async function activeBotsOwnedBy(db: Db, ownerId: number): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().where('bot_owner_id', '=', ownerId).where('is_bot', '=', true).where('is_active', '=', true).orderBy('id').execute();
 }
 
 export function actorOf(user: UserRow): Actor {

@@ -156,7 +156,7 @@ t.test('attachment events', async (t) => {
   const channel = await makeChannel(s, 'general', { subscribers: [alice.id, bob.id] });
   let messageId = 0;
   const linked = await verifyAction(t, s, alice, async () => {
-    messageId = (await s.api('POST', '/messages', bob, { type: 'stream', to: channel, topic: 't', content: `[x](${url})` })).body.id;
+    messageId = (await s.api('POST', '/messages', alice, { type: 'stream', to: channel, topic: 't', content: `[x](${url})` })).body.id;
   }, { register });
   t.match(linked, [{ type: 'attachment', op: 'update', attachment: { id, messages: [{ id: messageId }] } }], 'a message linking the file updates it for its owner');
   const removed = await verifyAction(t, s, alice, () => s.api('DELETE', `/attachments/${id}`, alice), { register });

@@ -2,6 +2,7 @@ import type { Test } from 'tap';
 import type { Config } from '../../src/config.js';
 import { testConfig } from './config.js';
 import { buildServer, type ServerInstance } from '../../src/build-server.js';
+import type { OrganizationSetup } from '../../src/services/bootstrap.js';
 import { allProjections } from '../../projections/index.js';
 import { createUser } from '../../src/services/users.js';
 import { Role } from '../../src/domain/roles.js';
@@ -42,9 +43,10 @@ export function encodeParams(params: Record<string, unknown>): string {
 
 let counter = 0;
 
-export async function startTestServer(t: Test, overrides: Partial<Config> = {}): Promise<TestServer> {
+/** `organization: 'full'` starts as `npm start` does (channels, system bots, welcome messages). */
+export async function startTestServer(t: Test, overrides: Partial<Config> = {}, options: { organization?: OrganizationSetup } = {}): Promise<TestServer> {
   const config = await testConfig(overrides);
-  const server = await buildServer(config, { projections: allProjections, inMemory: !config.databaseUrl });
+  const server = await buildServer(config, { projections: allProjections, inMemory: !config.databaseUrl, organization: options.organization });
   t.teardown(() => server.close());
   const ownerRow = await server.platform.db.selectFrom('users').selectAll().where('role', '=', Role.OWNER).executeTakeFirstOrThrow();
   const owner = { id: ownerRow.id, email: ownerRow.delivery_email, apiKey: ownerRow.api_key, auth: basicAuth(ownerRow.delivery_email, ownerRow.api_key) };

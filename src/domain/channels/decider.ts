@@ -42,8 +42,11 @@ export function hasPolicy(policy: number, actor: ChannelActor): boolean {
   }
 }
 
+/** Names are stored and compared in Unicode NFC, so two spellings of one name are one channel. */
+export const canonicalStreamName = (raw: string) => raw.normalize('NFC');
+
 export function checkStreamName(raw: string): string {
-  const name = raw.trim();
+  const name = canonicalStreamName(raw).trim();
   if (name.length === 0) throw errors.badRequest("Channel name can't be empty.");
   if (name.length > MAX_STREAM_NAME_LENGTH) throw errors.badRequest(`Channel name too long (limit: ${MAX_STREAM_NAME_LENGTH} characters).`);
   for (let i = 0; i < name.length; i++) {

@@ -30,6 +30,8 @@ export interface Sender {
   user_id: number;
   role: number;
   is_bot: boolean;
+  /** The server's own bots (Notification Bot, Welcome Bot) post to any channel, as on the real server. */
+  is_system_bot?: boolean;
 }
 
 export interface TargetStream {
@@ -44,6 +46,7 @@ export interface TargetStream {
 /** Who may post to a channel: subscription, privacy, guests and stream_post_policy. */
 export function checkCanPost(sender: Sender, stream: TargetStream, subscribed: boolean): void {
   if (stream.deactivated) throw new ApiError('STREAM_DOES_NOT_EXIST', 400, `Channel '${stream.name}' does not exist`, { stream: stream.name });
+  if (sender.is_system_bot) return;
   if (!subscribed) {
     if (stream.invite_only || sender.role === Role.GUEST) throw errors.badRequest(`Not authorized to send to channel '${stream.name}'`);
   }

@@ -48,4 +48,8 @@ export const DEFAULT_REALM_PROPERTIES = {
   presence_disabled: false,
   emoji_reactions_enabled: true,
   add_custom_emoji_policy: 1,
+  // Channel ids, -1 for none; a full bootstrap points them at the channels it creates.
+  new_stream_announcements_stream_id: -1,
+  signup_announcements_stream_id: -1,
+  zulip_update_announcements_stream_id: -1,
 } as const;

@@ -8,6 +8,11 @@ export type RealmCreated = Event<'RealmCreated', {
   date_created: number;
   properties: Record<string, unknown>;
   user_settings_defaults: Record<string, unknown>;
+  /**
+   * Present (true) when the organization was created to get the real server's initial content
+   * (system bots, channels, welcome messages); organizations created before it existed never get it.
+   */
+  full_setup?: boolean;
 }>;
 
 export type UserGroupCreated = Event<'UserGroupCreated', {

@@ -8,6 +8,8 @@ export type UserCreated = Event<'UserCreated', {
   full_name: string;
   role: number;
   is_bot: boolean;
+  /** Only present (true) for the server's own bots, created at bootstrap. */
+  is_system_bot?: boolean;
   bot_type: number | null;
   bot_owner_id: number | null;
   api_key: string;

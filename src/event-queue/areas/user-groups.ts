@@ -105,6 +105,7 @@ function membership(realmId: number, changes: Array<{ op: 'add_members' | 'remov
 
 registerTranslator('UserCreated', async (e, db) => {
   const d = e.data as DataOf<'UserCreated'>;
+  if (d.is_system_bot) return null;
   return membership(d.realm_id, [{ op: 'add_members', group: await systemGroupId(db, d.realm_id, d.role), user: d.user_id }]);
 });
 

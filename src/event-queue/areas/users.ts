@@ -2,6 +2,7 @@ import type { DataOf } from '../../domain/events.js';
 import { registerTranslator } from '../translators.js';
 import { registerSection } from '../sections.js';
 import { apiEmail, avatarUrlFor, canSeeDeliveryEmail, formatUser, listUsers, type UserRow } from '../../read/users.js';
+import { listSystemBots } from '../../services/system-bots.js';
 import { realmHost, type RealmRow } from '../../read/realm.js';
 import { hasPolicy } from '../../domain/channels/decider.js';
 import { actorOf as channelActorOf, realmSettingsOf } from '../../services/channels.js';
@@ -33,6 +34,7 @@ function rowFromCreated(d: DataOf<'UserCreated'>): UserRow {
     role: d.role,
     is_active: true,
     is_bot: d.is_bot,
+    is_system_bot: d.is_system_bot === true,
     bot_type: d.bot_type,
     bot_owner_id: d.bot_owner_id,
     is_billing_admin: false,
@@ -54,6 +56,8 @@ function rowFromCreated(d: DataOf<'UserCreated'>): UserRow {
 
 registerTranslator('UserCreated', async (event) => {
   const d = event.data as DataOf<'UserCreated'>;
+  // System bots are created with the organization and reach clients only as cross_realm_bots.
+  if (d.is_system_bot) return null;
   const row = rowFromCreated(d);
   return {
     audience: 'realm',
@@ -270,7 +274,7 @@ export function botDict(bot: UserRow, names: Map<number, string> = new Map()): R
 
 /** The bots the user administers: every bot for an administrator, otherwise the bots the user owns. */
 export async function administeredBots(db: Db, user: UserRow): Promise<UserRow[]> {
-  let query = db.selectFrom('users').selectAll().where('realm_id', '=', user.realm_id).where('is_bot', '=', true);
+  let query = db.selectFrom('users').selectAll().where('realm_id', '=', user.realm_id).where('is_bot', '=', true).where('is_system_bot', '=', false);
   if (!isAdminRole(user.role)) query = query.where('bot_owner_id', '=', user.id);
   return query.orderBy('id').execute();
 }
@@ -309,7 +313,7 @@ registerSection('realm_user', async ({ trx, user, realm, options, config }) => {
   return {
     realm_users: users.filter((u) => u.is_active).map(fmt),
     realm_non_active_users: users.filter((u) => !u.is_active).map(fmt),
-    cross_realm_bots: [],
+    cross_realm_bots: (await listSystemBots(trx as never, realm.id)).map((bot) => ({ ...fmt(bot), is_system_bot: true })),
     user_id: user.id,
     email: self.email,
     delivery_email: user.delivery_email,

@@ -2,10 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { temporaryUploadRoutes } from './temporary-uploads.js';
 import { defineRoute } from '../route.js';
 import { ApiError, errors } from '../../domain/errors.js';
-import { getAttachmentByPath, linkedMessageIds, listAttachments, realmUploadSpaceUsed } from '../../read/attachments.js';
-import { getMessageRows, userMessageState } from '../../read/messages.js';
-import { canReadMessage, isSubscribed } from '../../visibility.js';
-import { cleanupAttachments, deleteAttachment, uploadFile, type UploadedFile } from '../../services/attachments.js';
+import { getAttachmentByPath, listAttachments, realmUploadSpaceUsed } from '../../read/attachments.js';
+import { cleanupAttachments, deleteAttachment, mayAccessAttachment, uploadFile, type UploadedFile } from '../../services/attachments.js';
 import { storageFor, uploadSettingsFromEnv } from '../../storage/index.js';
 import type { ServiceContext } from '../../services/context.js';
 import type { UserRow } from '../../read/users.js';
@@ -81,22 +79,6 @@ export default async function attachmentRoutes(app: FastifyInstance, { services 
 const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|bmp)|video\/(mp4|webm|ogg)|audio\/(mpeg|ogg|wav|webm)|application\/pdf|text\/plain)$/;
 
 /** May the user download this file: its uploader, or anyone who can read a message linking it. */
-export async function mayDownload(ctx: ServiceContext, user: UserRow, attachment: { id: number; owner_id: number; realm_id: number }): Promise<boolean> {
-  if (attachment.realm_id !== user.realm_id) return false;
-  if (attachment.owner_id === user.id) return true;
-  const rows = await getMessageRows(ctx.db, await linkedMessageIds(ctx.db, attachment.id));
-  if (rows.length === 0) return false;
-  const { received } = await userMessageState(ctx.db, user.id, rows);
-  const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id };
-  for (const row of rows) {
-    const stream = row.stream_id === null ? undefined : await ctx.db.selectFrom('streams').selectAll().where('id', '=', row.stream_id).executeTakeFirst();
-    const subscribed = row.stream_id === null ? false : await isSubscribed(ctx.db, user.id, row.stream_id);
-    const access = { stream, subscribed, received: received.has(row.id), dmParticipant: received.has(row.id) };
-    if (canReadMessage(viewer, row, access)) return true;
-  }
-  return false;
-}
-
 /** GET /user_uploads/<path_id>: the authenticated download of an uploaded file (outside /api/v1). */
 export async function uploadDownloadRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
@@ -117,7 +99,7 @@ export async function uploadDownloadRoutes(app: FastifyInstance, { services }: {
         throw notFound();
       }
       const attachment = await getAttachmentByPath(ctx.db, pathId);
-      if (!attachment || !(await mayDownload(ctx, user, attachment))) throw notFound();
+      if (!attachment || !(await mayAccessAttachment(ctx.db, user, attachment))) throw notFound();
       const data = await storage.read(pathId);
       if (!data) throw notFound();
       return sendUpload(reply, attachment, data);

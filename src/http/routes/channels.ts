@@ -173,7 +173,7 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
     },
   });
 
-  defineRoute<SubscribeInput & { announce?: boolean }>(app, {
+  defineRoute<SubscribeInput>(app, {
     method: 'POST',
     url: '/users/me/subscriptions',
     params: {
@@ -200,8 +200,7 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
       required: ['subscriptions'],
     },
     handler: async ({ params, user, realm, meta }) => {
-      const { announce: _announce, ...input } = params;
-      return { ...(await subscribe(ctx, meta, user, realm, input)) };
+      return { ...(await subscribe(ctx, meta, user, realm, params)) };
     },
   });
 

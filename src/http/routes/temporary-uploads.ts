@@ -6,7 +6,8 @@ import { readTemporaryUploadToken, temporaryUploadUrl } from '../../services/tem
 import type { ServiceContext } from '../../services/context.js';
 import type { FileStorage } from '../../storage/index.js';
 import type { AppServices } from '../services.js';
-import { mayDownload, sendUpload } from './attachments.js';
+import { sendUpload } from './attachments.js';
+import { mayAccessAttachment } from '../../services/attachments.js';
 
 const fileNotFound = () => new ApiError('BAD_REQUEST', 404, 'File not found');
 
@@ -25,7 +26,7 @@ export default async function temporaryUploadUrlRoutes(app: FastifyInstance, { s
         throw fileNotFound();
       }
       const attachment = await getAttachmentByPath(ctx.db, pathId);
-      if (!attachment || !(await mayDownload(ctx, user, attachment))) throw fileNotFound();
+      if (!attachment || !(await mayAccessAttachment(ctx.db, user, attachment))) throw fileNotFound();
       return { url: temporaryUploadUrl(user, pathId, meta.now.getTime()) };
     },
   });
@@ -50,7 +51,7 @@ export async function temporaryUploadRoutes(app: FastifyInstance, ctx: ServiceCo
       const name = found.pathId.split('/').pop()!;
       if (filename !== name && filename !== encodeURIComponent(name)) throw new ApiError('BAD_REQUEST', 400, 'Invalid filename');
       const attachment = await getAttachmentByPath(ctx.db, found.pathId);
-      if (!attachment || !(await mayDownload(ctx, found.user, attachment))) throw invalidToken();
+      if (!attachment || !(await mayAccessAttachment(ctx.db, found.user, attachment))) throw invalidToken();
       const data = await storage.read(found.pathId);
       if (!data) throw invalidToken();
       return sendUpload(reply, attachment, data);

@@ -5,8 +5,8 @@ import { validateFullName, type UserCommand } from '../../domain/users/decider.j
 import { generateApiKey } from '../../services/secrets.js';
 import { Role, isAdminRole } from '../../domain/roles.js';
 import { realmHost } from '../../read/realm.js';
-import { activeUserNamed, formatUser, getUserByEmail, getUserById, listUsers, type UserRow } from '../../read/users.js';
-import { actorOf, changeUser, changeUserAtOnce, createUser } from '../../services/users.js';
+import { activeUserNamed, apiEmail, formatUser, getUserByEmailFor, getUserById, listUsers, type UserRow } from '../../read/users.js';
+import { actorOf, changeUser, changeUserAtOnce, createUser, deactivateUser } from '../../services/users.js';
 import { createProfileField, reorderProfileFields, profileDataEvents, setProfileData } from '../../services/profile-fields.js';
 import type { AppServices } from '../services.js';
 import { fileParts } from './attachments.js';
@@ -132,7 +132,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       },
       required: ['bot_id'],
     },
-    handler: async ({ request, params, user, meta }) => {
+    handler: async ({ request, params, user, realm, meta }) => {
       let bot = await accessBot(ctx, user, params.bot_id);
       const parts = fileParts(request);
       if (parts.length > 1) throw errors.badRequest('You may only upload one file at a time');
@@ -174,7 +174,8 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
         full_name: bot.full_name,
         avatar_url: avatarUrl(bot, true, false),
         ...botDefaults(bot, await channelNames(ctx.db, [bot.default_sending_stream_id, bot.default_events_register_stream_id])),
-        ...(owner ? { bot_owner: owner.delivery_email } : {}),
+        // The address clients know the owner by (as the real server answers), never a hidden real one.
+        ...(owner ? { bot_owner: apiEmail(owner, realmHost(realm)) } : {}),
       };
     },
   });
@@ -234,7 +235,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     handler: async ({ params, user, realm }) => {
       const target = /^\d+$/.test(params.user)
         ? await getUserById(ctx.db, Number(params.user))
-        : await getUserByEmail(ctx.db, realm.id, params.user, realmHost(realm));
+        : await getUserByEmailFor(ctx.db, { user_id: user.id, role: user.role, realm_id: realm.id }, params.user, realmHost(realm));
       if (!target || target.realm_id !== realm.id) throw errors.noSuchUser();
       return { user: formatFor(user, realmHost(realm), params)(target) };
     },
@@ -311,7 +312,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     url: '/users/:user_id',
     params: { properties: { user_id: { type: 'integer' } }, required: ['user_id'] },
     handler: async ({ params, user, meta }) => {
-      await changeUser(ctx, meta, params.user_id, (_s, owners) => ({ type: 'DeactivateUser', actor: actorOf(user), active_owner_count: owners }));
+      await deactivateUser(ctx, meta, params.user_id, actorOf(user));
     },
   });
 
@@ -319,7 +320,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     method: 'DELETE',
     url: '/users/me',
     handler: async ({ user, meta }) => {
-      await changeUser(ctx, meta, user.id, (_s, owners) => ({ type: 'DeactivateUser', actor: { user_id: user.id, role: Role.OWNER }, active_owner_count: owners }));
+      await deactivateUser(ctx, meta, user.id, { user_id: user.id, role: Role.OWNER });
     },
   });
 
