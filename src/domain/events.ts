@@ -13,6 +13,8 @@ import type { SettingsEvent } from './settings/events.js';
 import type { AlertWordsEvent } from './alert-words/events.js';
 import type { TypingEvent } from './typing/events.js';
 import type { RealmEmojiEvent } from './realm-emoji/events.js';
+import type { PresenceEvent } from './presence/events.js';
+import type { UserStatusEvent } from './user-status/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -30,7 +32,9 @@ export type DomainEvent =
   | UserGroupEvent
   | PushEvent
   | AttachmentEvent
-  | RealmEmojiEvent;
+  | RealmEmojiEvent
+  | PresenceEvent
+  | UserStatusEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

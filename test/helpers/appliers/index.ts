@@ -7,4 +7,5 @@ import './attachments.js';
 import './settings.js';
 import './messages.js';
 import './realm-emoji.js';
+import './presence.js';
 export {};
