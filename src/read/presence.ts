@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { runPrepared } from '../db/prepared.js';
 import { ACTIVITY_OFFSET_SECS, PRESENCE_HISTORY_SECS } from '../domain/presence/rules.js';
 import type { LastSeen } from '../domain/presence/decider.js';
 import { realmHost, type RealmRow } from './realm.js';
@@ -78,11 +78,13 @@ export async function userPresence(db: Db, realm: RealmRow, userId: number): Pro
   return row ? toTimes(row, realmHost(realm)) : null;
 }
 
-/** The pings table row of a user, locked for the rest of the transaction. */
-export async function lockLastSeen(trx: Db, userId: number): Promise<LastSeen | undefined> {
-  const row = await sql<{ last_active_time: string | null; last_connected_time: string; logged_status: 'active' | 'idle' }>`
-    SELECT last_active_time, last_connected_time, logged_status FROM presence_last_seen WHERE user_id = ${userId} FOR UPDATE`.execute(trx);
-  const r = row.rows[0];
+/** The pings table row of a user. */
+export async function readLastSeen(db: Db, userId: number): Promise<LastSeen | undefined> {
+  const { rows } = await runPrepared(db, db
+    .selectFrom('presence_last_seen')
+    .select(['last_active_time', 'last_connected_time', 'logged_status'])
+    .where('user_id', '=', userId));
+  const r = rows[0];
   return r ? { last_active_time: num(r.last_active_time), last_connected_time: Number(r.last_connected_time), logged_status: r.logged_status } : undefined;
 }
 

@@ -1,8 +1,9 @@
 import type { Db } from '../db/database.js';
+import { runPrepared } from '../db/prepared.js';
 import { errors } from '../domain/errors.js';
 import { decidePing, parseStatus, type PingOutcome } from '../domain/presence/decider.js';
 import type { PresenceChanged } from '../domain/presence/events.js';
-import { lockLastSeen, presenceResponse } from '../read/presence.js';
+import { presenceResponse, readLastSeen } from '../read/presence.js';
 import type { RealmRow } from '../read/realm.js';
 import type { UserRow } from '../read/users.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
@@ -19,26 +20,36 @@ export interface PresencePing {
 export const presenceEnabled = (user: UserRow) => (user.settings as Record<string, unknown>).presence_enabled !== false;
 
 /**
- * Moves the user's row in presence_last_seen (locked, so concurrent pings of one user decide one
- * after the other) and says whether others now see a different presence.
+ * Moves the user's row in presence_last_seen and says whether others now see a different
+ * presence. Compare-and-set instead of a locked transaction: a read, then (only when the times
+ * move) one conditional write, so the common ping costs one or two statements. Concurrent pings
+ * of one user retry on the row the other wrote, so a change is decided (and logged) once.
  */
 async function recordPing(db: Db, user: UserRow, status: 'active' | 'idle', now: number): Promise<PingOutcome> {
-  return db.transaction().execute(async (trx) => {
-    let prev = await lockLastSeen(trx, user.id);
-    if (!prev) {
-      const inserted = await trx
-        .insertInto('presence_last_seen')
-        .values({ user_id: user.id, realm_id: user.realm_id, ...decidePing(undefined, status, now).next })
-        .onConflict((oc) => oc.column('user_id').doNothing())
-        .returning('user_id')
-        .executeTakeFirst();
-      if (inserted) return decidePing(undefined, status, now);
-      prev = await lockLastSeen(trx, user.id);
-    }
+  for (;;) {
+    const prev = await readLastSeen(db, user.id);
     const outcome = decidePing(prev, status, now);
-    if (outcome.write) await trx.updateTable('presence_last_seen').set(outcome.next).where('user_id', '=', user.id).execute();
-    return outcome;
-  });
+    if (!outcome.write) return outcome;
+    if (!prev) {
+      const inserted = await db
+        .insertInto('presence_last_seen')
+        .values({ user_id: user.id, realm_id: user.realm_id, ...outcome.next })
+        .onConflict((oc) => oc.column('user_id').doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return outcome;
+      continue;
+    }
+    const updated = await runPrepared(db, db
+      .updateTable('presence_last_seen')
+      .set(outcome.next)
+      .where('user_id', '=', user.id)
+      .where((eb) => (prev.last_active_time === null ? eb('last_active_time', 'is', null) : eb('last_active_time', '=', prev.last_active_time)))
+      .where('last_connected_time', '=', prev.last_connected_time)
+      .where('logged_status', '=', prev.logged_status)
+      // RETURNING, not the affected-row count: the embedded backend reports no count for a prepared (marked) statement.
+      .returning('user_id'));
+    if (updated.rows.length === 1) return outcome;
+  }
 }
 
 /**

@@ -219,3 +219,14 @@ t.test('POST /users/me/status: rules and errors', async (t) => {
   t.same(reg.body.user_status, {});
   t.equal(reg.body.user_settings.presence_enabled, true);
 });
+
+t.test('concurrent pings of one user log one change', async (t) => {
+  const s = await startTestServer(t);
+  const ann = await s.user(Role.MEMBER, 'Ann');
+  const replies = await Promise.all(Array.from({ length: 10 }, () => ping(s, ann, { ping_only: true })));
+  t.same(replies.map((r) => r.status), Array(10).fill(200));
+  t.equal((await presenceEvents(s, ann.id)).length, 1, 'came online once');
+  await agePresence(s, ann, 100);
+  await Promise.all(Array.from({ length: 10 }, () => ping(s, ann, { status: 'idle', ping_only: true })));
+  t.equal((await presenceEvents(s, ann.id)).length, 2, 'went idle once');
+});
