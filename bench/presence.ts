@@ -10,7 +10,7 @@
  * minute (read back through the audit API), and the server process's CPU (utime + stime from
  * /proc) in each phase: the extra CPU of the pings. Writes bench/results/presence.json.
  *
- *   npx tsx bench/presence.ts
+ *   npx tsx bench/presence.ts      (BENCH_RESULT names the result file; status 0 = timeout or refused)
  */
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -65,6 +65,7 @@ async function pings(server: ServerProcess, world: Awaited<ReturnType<typeof set
   const only: number[] = [];
   const full: number[] = [];
   let errors = 0;
+  const errorsByStatus: Record<string, number> = {};
   const total = Math.round(seconds * PINGS_PER_SECOND);
   const started = performance.now();
   const inFlight: Promise<void>[] = [];
@@ -75,12 +76,14 @@ async function pings(server: ServerProcess, world: Awaited<ReturnType<typeof set
     const user = world.clients[i % USERS]!;
     const pingOnly = i % 10 !== 0;
     inFlight.push(request(server.port, 'POST', '/api/v1/users/me/presence', user.auth, form({ status: i % 7 === 0 ? 'idle' : 'active', ping_only: pingOnly, new_user_input: true })).then((r) => {
-      if (r.status !== 200) errors += 1;
-      else (pingOnly ? only : full).push(r.ms);
+      if (r.status !== 200) {
+        errors += 1;
+        errorsByStatus[r.status] = (errorsByStatus[r.status] ?? 0) + 1;
+      } else (pingOnly ? only : full).push(r.ms);
     }));
   }
   await Promise.all(inFlight);
-  return { total, errors, only, full };
+  return { total, errors, errorsByStatus, only, full };
 }
 
 const server = await startServer('bench_presence');
@@ -122,7 +125,7 @@ try {
     },
     targets: { ping_p99_ms: '< 20' },
     pings: {
-      sent: pinged.total, errors: pinged.errors,
+      sent: pinged.total, errors: pinged.errors, errors_by_status: pinged.errorsByStatus,
       p50_ms: percentile(all, 50), p99_ms: percentile(all, 99),
       ping_only: { count: pinged.only.length, p50_ms: percentile(pinged.only, 50), p99_ms: percentile(pinged.only, 99) },
       with_presences: { count: pinged.full.length, p50_ms: percentile(pinged.full, 50), p99_ms: percentile(pinged.full, 99), entries: USERS },
@@ -141,7 +144,7 @@ try {
     chat: { chat_only: chatOnly, with_pings: chatWithPings },
   };
   console.log(JSON.stringify(result, null, 2));
-  console.log(`written to ${writeResult('presence', result)}`);
+  console.log(`written to ${writeResult(process.env.BENCH_RESULT ?? 'presence', result)}`);
 } finally {
   await server.stop();
 }

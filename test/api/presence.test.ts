@@ -230,3 +230,14 @@ t.test('concurrent pings of one user log one change', async (t) => {
   await Promise.all(Array.from({ length: 10 }, () => ping(s, ann, { status: 'idle', ping_only: true })));
   t.equal((await presenceEvents(s, ann.id)).length, 2, 'went idle once');
 });
+
+t.test('hostile input gets an error envelope and logs nothing', async (t) => {
+  const s = await startTestServer(t);
+  const ann = await s.user(Role.MEMBER, 'Ann');
+  const before = await logLength(s);
+  t.match(await s.api('GET', '/users/9223372036854775808/presence', ann), { status: 400, body: { result: 'error' } });
+  t.match(await s.api('POST', '/users/me/status', ann, { status_text: 'a\u0000b' }), { status: 400, body: { result: 'error' } });
+  t.match(await ping(s, ann, { status: 'active\u0000' }), { status: 400, body: { result: 'error' } });
+  t.match(await s.api('POST', '/users/me/status', ann, { emoji_name: 'x'.repeat(5000) }), { status: 400, body: { msg: `Emoji '${'x'.repeat(5000)}' does not exist` } });
+  t.equal(await logLength(s), before);
+});
