@@ -15,6 +15,7 @@ import { realmEmojiProjection } from './realm-emoji.js';
 import { scheduledMessagesProjection } from './scheduled-messages.js';
 import { mutedUsersProjection } from './muted-users.js';
 import { invitesProjection } from './invites.js';
+import { userPresenceProjection, userStatusProjection } from './presence.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -34,4 +35,6 @@ export const allProjections: readonly Projection[] = [
   scheduledMessagesProjection,
   mutedUsersProjection,
   invitesProjection,
+  userPresenceProjection,
+  userStatusProjection,
 ];

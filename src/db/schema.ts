@@ -5,6 +5,7 @@ import type { RealmEmojiTables } from './schema/realm-emoji.js';
 import type { ScheduledMessageTables } from './schema/scheduled-messages.js';
 import type { MutedUsersTables } from './schema/muted-users.js';
 import type { InvitesTables } from './schema/invites.js';
+import type { PresenceTables } from './schema/presence.js';
 
 /** One interface per table; the Database type composes them. Read tables live beside the log. */
 export interface EventsTable {
@@ -188,7 +189,7 @@ export interface SharedAreaTables {
  * `<Area>Tables` interface in this file (or in src/db/schema/<area>.ts) and adds it to `extends`.
  */
 export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables,
-  ScheduledMessageTables, MutedUsersTables, InvitesTables {
+  ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables {
   events: EventsTable;
   log_identity: LogIdentityTable;
   checkpoints: CheckpointsTable;

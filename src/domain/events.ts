@@ -17,6 +17,8 @@ import type { ScheduledMessageEvent } from './scheduled-messages/events.js';
 import type { MutedUsersEvent } from './muted-users/events.js';
 import type { ProfileFieldEvent } from './profile-fields/events.js';
 import type { InviteEvent } from './invites/events.js';
+import type { PresenceEvent } from './presence/events.js';
+import type { UserStatusEvent } from './user-status/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -38,7 +40,9 @@ export type DomainEvent =
   | ScheduledMessageEvent
   | MutedUsersEvent
   | ProfileFieldEvent
-  | InviteEvent;
+  | InviteEvent
+  | PresenceEvent
+  | UserStatusEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

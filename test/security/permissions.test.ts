@@ -253,6 +253,8 @@ const CASES: Case[] = [
   { method: 'PATCH', path: '/realm/user_settings_defaults', params: () => ({ dense_mode: false }), allowed: ADMINS },
   { method: 'POST', path: '/users/me/alert_words', params: () => ({ alert_words: ['perm'] }), allowed: ALL },
   { method: 'DELETE', path: '/users/me/alert_words', params: () => ({ alert_words: ['perm'] }), allowed: ALL },
+  { method: 'POST', path: '/users/me/presence', params: () => ({ status: 'active', ping_only: true }), allowed: HUMANS, note: 'bots: "This endpoint does not accept bot requests."' },
+  { method: 'POST', path: '/users/me/status', params: () => ({ status_text: 'perm' }), allowed: HUMANS, note: 'bots: "This endpoint does not accept bot requests."' },
   {
     method: 'POST',
     path: '/typing',

@@ -16,3 +16,4 @@ import './scheduled-messages.js';
 import './muted-users.js';
 import './profile-fields.js';
 import './invites.js';
+import './presence.js';

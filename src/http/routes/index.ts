@@ -23,6 +23,7 @@ import channelEmailRoutes from './channel-email.js';
 import mutedTopicRoutes from './muted-topics.js';
 import temporaryUploadUrlRoutes from './temporary-uploads.js';
 import inviteRoutes from './invites.js';
+import presenceRoutes from './presence.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -39,3 +40,4 @@ areaRoutes.push(realmEmojiRoutes);
 areaRoutes.push(scheduledMessageRoutes);
 areaRoutes.push(mutedUserRoutes, readReceiptRoutes);
 areaRoutes.push(devLoginRoutes, callRoutes, pushTestRoutes, channelEmailRoutes, mutedTopicRoutes, temporaryUploadUrlRoutes, inviteRoutes);
+areaRoutes.push(presenceRoutes);

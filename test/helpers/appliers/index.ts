@@ -11,4 +11,5 @@ import './scheduled-messages.js';
 import './muted-users.js';
 import './profile-fields.js';
 import './invites.js';
+import './presence.js';
 export {};
