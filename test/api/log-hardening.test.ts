@@ -27,7 +27,7 @@ t.test('a narrow nested deep, or of the wrong type, is a 400 and never reaches t
   const ann = await s.user();
   const before = await countEvents(s, 'QueueRegistered');
   for (const levels of [1_500, 5_000]) {
-    const narrow = `[["stream", ${nestedArray(levels)}]]`;
+    const narrow = `[{"operator": "stream", "operand": ${nestedArray(levels)}}]`;
     const r = await form(s, ann, 'POST', '/register', `narrow=${encodeURIComponent(narrow)}`);
     t.equal(r.status, 400, `${levels} levels`);
     t.equal(r.body.result, 'error');
@@ -42,7 +42,7 @@ t.test('a narrow nested deep, or of the wrong type, is a 400 and never reaches t
     method: 'POST',
     url: '/api/v1/register',
     headers: { authorization: ann.auth, 'content-type': 'application/json' },
-    payload: `{"narrow": [["stream", ${nestedArray(5_000)}]]}`,
+    payload: `{"narrow": [{"operator": "stream", "operand": ${nestedArray(5_000)}}]}`,
   });
   t.equal(json.statusCode, 400);
   t.equal(await countEvents(s, 'QueueRegistered'), before, 'nothing was registered');
@@ -59,6 +59,8 @@ t.test('deeply nested JSON in any parameter is a 400, not a 500', async (t) => {
   const deep = nestedArray(5_000);
   const cases: Array<[string, string, string]> = [
     ['POST', '/users/me/subscriptions', `subscriptions=${encodeURIComponent(deep)}`],
+    ['POST', '/messages', `type=direct&content=x&to=${encodeURIComponent(deep)}`],
+    ['POST', '/messages', `type=stream&content=x&topic=t&to=${encodeURIComponent(`{"a":${deep}}`)}`],
     ['POST', '/messages/flags', `messages=${encodeURIComponent(deep)}&op=add&flag=read`],
     ['POST', '/register', `client_capabilities=${encodeURIComponent(`{"a":${deep}}`)}`],
     ['POST', '/register', `event_types=${encodeURIComponent(deep)}`],
@@ -88,6 +90,16 @@ t.test('registration options are bounded before they reach the log', async (t) =
   t.equal((await s.api('POST', '/register', ann, { client_capabilities: capabilities })).status, 400, '5,000 client capabilities');
   t.equal(await countEvents(s, 'QueueRegistered'), before, 'nothing was registered');
   t.equal((await s.api('POST', '/register', ann, { event_types: ['message', 'subscription'], client_capabilities: { notification_settings_null: true } })).status, 200);
+});
+
+t.test('the queue and local ids a message carries to its sender are bounded', async (t) => {
+  const s = await startTestServer(t);
+  const ann = await s.user();
+  const sid = await createChannel(s, ann, 'echo', []);
+  const send = (extra: Record<string, unknown>) => s.api('POST', '/messages', ann, { type: 'stream', to: String(sid), topic: 't', content: 'hi', ...extra });
+  t.equal((await send({ local_id: 'x'.repeat(100_000) })).status, 400, 'a 100,000-character local_id');
+  t.equal((await send({ queue_id: 'q'.repeat(100_000) })).status, 400, 'a 100,000-character queue_id');
+  t.equal((await send({ local_id: '1234.01', queue_id: `1700000000:${randomUUID()}` })).status, 200);
 });
 
 t.test('the event store refuses an oversized or too deep event before appending anything', async (t) => {
