@@ -152,7 +152,6 @@ export async function importCommand(config: Config, projections: readonly Projec
   return withPlatform(config, projections, async (p) => {
     const existing = await p.store.head();
     if (existing.position > 0) throw new Error('import needs an empty log; this database already has events');
-    const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
     // One transaction: a log that does not verify is rolled back, never left behind to be served.
     const { count, report } = await p.db.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`.execute(trx);
@@ -167,6 +166,8 @@ export async function importCommand(config: Config, projections: readonly Projec
         count += batch.length;
         batch = [];
       };
+      // Opened only now: lines read while the transaction began would be lost to the iterator.
+      const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
       for await (const line of lines) {
         if (!line.trim()) continue;
         batch.push(JSON.parse(line) as Record<string, unknown>);
