@@ -6,13 +6,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { testConfig } from '../helpers/config.js';
 import { allProjections } from '../../projections/index.js';
-import { createUserCommand, exportCommand, importCommand, rebuildCommand, replayCommand, verifyCommand } from '../../src/cli/commands.js';
+import { createUserCommand, exportCommand, importCommand, rebuildCommand, verifyCommand } from '../../src/cli/commands.js';
 import { acquireDataDirLock } from '../../src/db/data-dir-lock.js';
 import { createPlatform } from '../../src/platform.js';
 import { tableChecksums } from '../../src/read/checksums.js';
-import { writeFileSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
-import { appendRaw, deepJsonText } from '../helpers/raw-append.js';
 
 const run = promisify(execFile);
 
@@ -75,58 +72,4 @@ t.test('on the embedded database the CLI says clearly when a server holds it', a
   );
   t.not(result.code, 0);
   t.match(result.stderr, new RegExp(`in use by process ${process.pid}`));
-});
-
-async function headOf(config: Awaited<ReturnType<typeof testConfig>>) {
-  const p = await createPlatform(config, { projections: allProjections, startWorkers: false });
-  try {
-    return await p.store.head();
-  } finally {
-    await p.close();
-  }
-}
-
-t.test('a refused import leaves the database as it was', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cli-tamper-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const source = { ...(await testConfig()), dataDir: path.join(dir, 'source') };
-  const out = () => undefined;
-  await createUserCommand(source, allProjections, out, { email: 'eve@example.com', fullName: 'Eve', role: 400 });
-  const file = path.join(dir, 'log.jsonl');
-  await exportCommand(source, allProjections, out, file);
-  const lines = readFileSync(file, 'utf8').trim().split('\n');
-  const at = lines.findIndex((line) => line.includes('"Eve"'));
-  t.ok(at >= 0);
-  const forged = path.join(dir, 'forged.jsonl');
-  writeFileSync(forged, `${[...lines.slice(0, at), lines[at]!.replace('"Eve"', '"Mallory"'), ...lines.slice(at + 1)].join('\n')}\n`);
-
-  const target = { ...(await testConfig()), dataDir: path.join(dir, 'target') };
-  await t.rejects(importCommand(target, allProjections, out, forged), /does not verify/);
-  t.equal((await headOf(target)).position, 0, 'no forged event stays behind');
-  t.equal(await importCommand(target, allProjections, out, file), lines.length, 'the database is still empty: the genuine export imports');
-});
-
-t.test('verify, export, import and replay take an event of any depth the database holds', async (t) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cli-deep-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const source = { ...(await testConfig()), dataDir: path.join(dir, 'source') };
-  const out = () => undefined;
-  await createUserCommand(source, allProjections, out, { email: 'dee@example.com', fullName: 'Dee', role: 400 });
-  // A queue registered with a narrow 4,800 levels deep, as the server once accepted.
-  const p = await createPlatform(source, { projections: allProjections, startWorkers: false });
-  const queueId = randomUUID();
-  await appendRaw(p.db, `queue-${queueId}`, 'QueueRegistered',
-    `{"queue_id":"${queueId}","user_id":1,"realm_id":1,"event_types":null,"narrow":[["stream",${deepJsonText(2_400)}]],"options":{},"lifespan_secs":600,"created_at":1}`);
-  await p.close();
-  const head = await headOf(source);
-
-  t.equal(await verifyCommand(source, allProjections, out), true, 'verify');
-  const file = path.join(dir, 'log.jsonl');
-  t.equal(await exportCommand(source, allProjections, out, file), head.position, 'export');
-  const target = { ...(await testConfig()), dataDir: path.join(dir, 'target') };
-  t.equal(await importCommand(target, allProjections, out, file), head.position, 'import');
-  t.same(await headOf(target), head, 'the imported chain ends in the same head');
-  const replayed = path.join(dir, 'replayed');
-  await replayCommand(source, allProjections, out, { until: String(head.position), database: replayed });
-  t.same(await headOf({ ...source, dataDir: replayed }), head, 'replay copies it');
 });
