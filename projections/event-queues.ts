@@ -1,4 +1,5 @@
 import { defineProjection } from './define.js';
+import { jsonText } from '../src/eventstore/json-text.js';
 
 export const eventQueuesProjection = defineProjection({
   name: 'event_queues',
@@ -12,9 +13,9 @@ export const eventQueuesProjection = defineProjection({
           id: d.queue_id,
           user_id: d.user_id,
           realm_id: d.realm_id,
-          event_types: JSON.stringify(d.event_types),
-          narrow: JSON.stringify(d.narrow),
-          options: JSON.stringify(d.options),
+          event_types: jsonText(d.event_types),
+          narrow: jsonText(d.narrow),
+          options: jsonText(d.options),
           registered_position: e.position,
           lifespan_secs: d.lifespan_secs,
           created_at: d.created_at,

@@ -6,6 +6,7 @@ import authPlugin from './http/plugins/auth.js';
 import errorPlugin from './http/plugins/errors.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
 import metricsPlugin from './http/plugins/metrics.js';
+import jsonReplyPlugin from './http/plugins/json-reply.js';
 import healthRoutes from './http/routes/health.js';
 import serverRoutes from './http/routes/server.js';
 import userRoutes from './http/routes/users.js';
@@ -56,6 +57,7 @@ async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
     }
   });
   await fastify.register(errorPlugin, { routePatterns: () => patterns });
+  await fastify.register(jsonReplyPlugin);
   await fastify.register(metricsPlugin, { services: opts.services });
   await fastify.register(healthRoutes, { services: opts.services });
   await fastify.register(formbody, { bodyLimit: 10 * 1024 * 1024 });

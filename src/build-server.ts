@@ -1,5 +1,4 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import { createPlatform, type Platform } from './platform.js';
 import type { Projection } from './projections-api.js';
@@ -10,6 +9,7 @@ import { ensureOrganization, type BootstrapResult, type OrganizationSetup } from
 import app from './app.js';
 import { toApiError } from './http/plugins/errors.js';
 import { ScheduledMessageWorker, type SchedulerOptions } from './scheduler/scheduled-message-worker.js';
+import { requestIdOf } from './http/plugins/request-id.js';
 
 export interface ServerInstance {
   fastify: FastifyInstance;
@@ -47,9 +47,9 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   const fastify = Fastify({
     logger: options.logger ?? false,
     bodyLimit: 30 * 1024 * 1024,
-    requestIdHeader: 'x-request-id',
-    // Request ids end up in event metadata: unique across restarts and replicas, unlike fastify's counter.
-    genReqId: () => randomUUID(),
+    // The X-Request-Id header is read (and bounded) by requestIdOf: it ends up in event metadata.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     // close() ends idle keep-alive connections but lets active ones finish: the long-polls that
     // queues.stop() has just released still send their answer (a heartbeat) before the socket closes.
     forceCloseConnections: 'idle',

@@ -16,6 +16,7 @@ import { createUser } from '../services/users.js';
 import { ALL_ROLES } from '../domain/roles.js';
 import { openReplaySource, parseReplayPoint, replayInto, targetConfig, type ReplayReport } from './replay.js';
 import { EVENT_COLUMNS } from '../eventstore/types.js';
+import { jsonText } from '../eventstore/json-text.js';
 
 export type Out = (line: string) => void;
 
@@ -135,7 +136,7 @@ export async function exportCommand(config: Config, projections: readonly Projec
         .execute();
       if (rows.length === 0) break;
       for (const row of rows) {
-        if (!sink.write(`${JSON.stringify(row)}\n`)) await new Promise<void>((resolve) => sink.once('drain', () => resolve()));
+        if (!sink.write(`${jsonText(row)}\n`)) await new Promise<void>((resolve) => sink.once('drain', () => resolve()));
       }
       count += rows.length;
       after = rows[rows.length - 1]!.position;
@@ -151,29 +152,32 @@ export async function importCommand(config: Config, projections: readonly Projec
   return withPlatform(config, projections, async (p) => {
     const existing = await p.store.head();
     if (existing.position > 0) throw new Error('import needs an empty log; this database already has events');
-    const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-    let batch: Array<Record<string, unknown>> = [];
-    let count = 0;
-    const flush = async () => {
-      if (batch.length === 0) return;
-      await p.db.transaction().execute(async (trx) => {
-        await sql`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`.execute(trx);
+    // One transaction: a log that does not verify is rolled back, never left behind to be served.
+    const { count, report } = await p.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`.execute(trx);
+      let batch: Array<Record<string, unknown>> = [];
+      let count = 0;
+      const flush = async () => {
+        if (batch.length === 0) return;
         await trx
           .insertInto('events')
-          .values(batch.map((e) => ({ ...e, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })) as never)
+          .values(batch.map((e) => ({ ...e, data: jsonText(e.data), metadata: jsonText(e.metadata) })) as never)
           .execute();
-      });
-      count += batch.length;
-      batch = [];
-    };
-    for await (const line of lines) {
-      if (!line.trim()) continue;
-      batch.push(JSON.parse(line) as Record<string, unknown>);
-      if (batch.length >= 1_000) await flush();
-    }
-    await flush();
-    const report = await verifyChain(p.db);
-    if (!report.ok) throw new Error(`imported log does not verify: ${report.reason}`);
+        count += batch.length;
+        batch = [];
+      };
+      // Opened only now: lines read while the transaction began would be lost to the iterator.
+      const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+      for await (const line of lines) {
+        if (!line.trim()) continue;
+        batch.push(JSON.parse(line) as Record<string, unknown>);
+        if (batch.length >= 1_000) await flush();
+      }
+      await flush();
+      const report = await verifyChain(trx);
+      if (!report.ok) throw new Error(`imported log does not verify: ${report.reason}; nothing was imported`);
+      return { count, report };
+    });
     // Identifier sequences continue after the highest imported ids.
     await p.projections.rebuild();
     for (const [seq, table] of [['user_id_seq', 'users'], ['stream_id_seq', 'streams'], ['user_group_id_seq', 'user_groups']] as const) {

@@ -6,6 +6,7 @@ import { createPlatform } from '../platform.js';
 import type { Projection } from '../projections-api.js';
 import { APPEND_LOCK_KEY } from '../eventstore/event-store.js';
 import { verifyChain } from '../eventstore/verify.js';
+import { jsonText } from '../eventstore/json-text.js';
 
 export type ReplayPoint = { position: number } | { time: string };
 
@@ -83,7 +84,7 @@ export async function replayInto(
         await sql`SELECT pg_advisory_xact_lock(${APPEND_LOCK_KEY})`.execute(trx);
         await trx
           .insertInto('events')
-          .values(rows.map((e) => ({ ...e, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })) as never)
+          .values(rows.map((e) => ({ ...e, data: jsonText(e.data), metadata: jsonText(e.metadata) })) as never)
           .execute();
       });
       count += rows.length;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { ApiError, errors } from '../domain/errors.js';
+import { errors } from '../domain/errors.js';
 import type { QueueRegistered } from '../domain/queues/events.js';
+import { normalizeNarrow } from '../domain/queues/narrow.js';
 import type { UserRow } from '../read/users.js';
 import type { RealmRow } from '../read/realm.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from '../services/context.js';
@@ -27,20 +28,6 @@ export interface RegisterParams {
   client_gravatar?: boolean;
   slim_presence?: boolean;
   queue_lifespan_secs?: number;
-}
-
-export function normalizeNarrow(narrow: unknown[] | undefined): unknown[] {
-  return (narrow ?? []).map((term) => {
-    if (Array.isArray(term) && term.length === 2 && term.every((x) => typeof x === 'string')) {
-      return { operator: term[0], operand: term[1] };
-    }
-    if (term && typeof term === 'object' && !Array.isArray(term) && 'operator' in term && 'operand' in term) {
-      const t = term as { operator: unknown; operand: unknown; negated?: unknown };
-      if (t.negated) throw errors.badRequest('Negated narrow terms are not allowed in an event queue');
-      return { operator: t.operator, operand: t.operand };
-    }
-    throw new ApiError('BAD_NARROW', 400, 'Invalid narrow');
-  });
 }
 
 type QueueRow = NonNullable<Awaited<ReturnType<QueueService['readQueue']>>>;
@@ -165,6 +152,7 @@ export class QueueService {
   ): Promise<{ events: ClientEvent[]; queue_id: string }> {
     const { queue, entry } = await this.loadQueueForPoll(queueId, user);
     const stored = Math.max(entry.ackedId, this.cursors.pending(queueId) ?? 0);
+    if (lastEventId !== undefined && lastEventId > stored) await this.assertSent(lastEventId, stored);
     const ackedId = Math.max(stored, lastEventId ?? stored);
     entry.ackedId = ackedId;
     this.cursors.record(queueId, ackedId);
@@ -185,6 +173,19 @@ export class QueueService {
       this.cursors.record(queueId, ackedId);
       return { events: [{ type: 'heartbeat', id }], queue_id: queueId };
     }
+  }
+
+  /**
+   * An acknowledged id past anything the queue can have sent would become its cursor and silence it
+   * until the log caught up with it; the real server refuses such an id the same way. Every id a
+   * queue sends (heartbeats too) lies at a log position it had already seen, so one past the log's
+   * head was never sent. The head is read only when this process has not seen that far itself.
+   */
+  private async assertSent(lastEventId: number, stored: number): Promise<void> {
+    const position = positionOf(lastEventId);
+    if (position <= Math.max(this.hub.scannedPosition, this.ctx.projectedPosition(), positionOf(stored))) return;
+    if (position <= (await this.ctx.store.head()).position) return;
+    throw errors.badRequest(`Event ${lastEventId} was not in this queue`);
   }
 
   private block(recipient: Recipient, afterId: number, signal?: AbortSignal): Promise<ClientEvent[]> {

@@ -11,6 +11,7 @@ import {
 } from './types.js';
 import { currentSchemaVersion, upcast } from './upcast.js';
 import { RecentCommits } from './recent-commits.js';
+import { serializeEventData } from './event-limits.js';
 
 /** Serializes appenders across every process sharing the database (property 2 in ARCHITECTURE.md). */
 export const APPEND_LOCK_KEY = 7_340_001;
@@ -35,7 +36,9 @@ interface AppendRow {
 
 interface PendingAppend {
   appends: readonly StreamAppend[];
-  metadata: EventMetadata;
+  metadataJson: string;
+  /** Each event's data as JSON text, in the order of `appends` and their events. */
+  dataJson: string[];
   resolve(events: StoredEvent[]): void;
   reject(error: unknown): void;
 }
@@ -65,8 +68,18 @@ export class EventStore {
 
   /** Appends atomically to one or more streams; resolves with the stored events once committed. */
   append(appends: readonly StreamAppend[], metadata: EventMetadata): Promise<StoredEvent[]> {
+    let metadataJson: string;
+    let dataJson: string[];
+    try {
+      // Refused here, before it can join a batch, an event too deep or too large for the log.
+      metadataJson = serializeEventData('metadata', metadata, 0);
+      const metadataBytes = Buffer.byteLength(metadataJson);
+      dataJson = appends.flatMap((append) => append.events.map((event) => serializeEventData(event.type, event.data, metadataBytes)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return new Promise((resolve, reject) => {
-      this.pending.push({ appends, metadata, resolve, reject });
+      this.pending.push({ appends, metadataJson, dataJson, resolve, reject });
       if (!this.flushing) void this.flush();
     });
   }
@@ -116,13 +129,14 @@ export class EventStore {
     const pending: Array<Array<Omit<StoredEvent, 'position' | 'stream_version' | 'hash'>>> = [];
     batch.forEach((request, r) => {
       // Stored values are what JSON keeps of the caller's objects, so the hash covers exactly what a reader gets back.
-      const metadataJson = JSON.stringify(request.metadata);
+      const { metadataJson } = request;
       const metadata = JSON.parse(metadataJson) as EventMetadata;
+      let next = 0;
       const events: Array<Omit<StoredEvent, 'position' | 'stream_version' | 'hash'>> = [];
       for (const append of request.appends) {
         const expected = append.expectedVersion === undefined ? null : append.expectedVersion === -1 ? 0 : append.expectedVersion;
         for (const event of append.events) {
-          const dataJson = JSON.stringify(event.data);
+          const dataJson = request.dataJson[next++]!;
           const fields = {
             event_id: randomUUID(),
             stream_id: append.streamId,

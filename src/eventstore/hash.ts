@@ -2,17 +2,64 @@ import { createHash } from 'node:crypto';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** JSON with object keys sorted at every level: the same value always gives the same bytes. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.keys(value as Record<string, unknown>)
-    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-  return `{${entries.join(',')}}`;
+/** An array or object whose members are still being written. */
+interface Open {
+  close: ']' | '}';
+  array: readonly unknown[] | null;
+  object: Record<string, unknown> | null;
+  keys: readonly string[];
+  next: number;
 }
 
+/**
+ * JSON with object keys sorted at every level: the same value always gives the same bytes.
+ * Iterative, so any nesting depth the database accepts hashes (a recursive walk overflowed the
+ * stack at a few thousand levels, and one such event would have broken verify and import forever).
+ * The bytes are those of the recursive version it replaced, which every stored hash was made with:
+ * undefined members of objects are left out, anything JSON cannot say is `null`, keys sort by code unit.
+ */
+export function canonicalJson(value: unknown): string {
+  let out = '';
+  const open: Open[] = [];
+  let pending = true;
+  let current: unknown = value;
+  for (;;) {
+    if (pending) {
+      pending = false;
+      if (current === null || typeof current !== 'object') {
+        out += JSON.stringify(current) ?? 'null';
+      } else if (Array.isArray(current)) {
+        out += '[';
+        open.push({ close: ']', array: current, object: null, keys: [], next: 0 });
+      } else {
+        const object = current as Record<string, unknown>;
+        const keys = Object.keys(object).filter((key) => object[key] !== undefined).sort();
+        out += '{';
+        open.push({ close: '}', array: null, object, keys, next: 0 });
+      }
+    }
+    const top = open[open.length - 1];
+    if (!top) return out;
+    const length = top.array ? top.array.length : top.keys.length;
+    if (top.next >= length) {
+      out += top.close;
+      open.pop();
+      continue;
+    }
+    const index = top.next++;
+    if (index > 0) out += ',';
+    if (top.array) {
+      // A hole in a sparse array: Array.prototype.map skipped it and join wrote nothing.
+      if (!(index in top.array)) continue;
+      current = top.array[index];
+    } else {
+      const key = top.keys[index]!;
+      out += `${JSON.stringify(key)}:`;
+      current = top.object![key];
+    }
+    pending = true;
+  }
+}
 export interface HashedFields {
   position: number;
   event_id: string;

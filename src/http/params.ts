@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ApiError, errors } from '../domain/errors.js';
+import { jsonDepthExceeds } from '../eventstore/json-depth.js';
 
 /** The JSON schema subset a route uses to declare one parameter. */
 export interface ParamSchema {
@@ -17,6 +18,8 @@ export interface ParamSchema {
   maxLength?: number;
   minItems?: number;
   maxItems?: number;
+  maxProperties?: number;
+  propertyNames?: ParamSchema;
   nullable?: boolean;
   default?: unknown;
   /** Accept a bare string for this parameter even though it may also be JSON (e.g. `to`). */
@@ -90,6 +93,10 @@ function describeError(error: ErrorObject, spec: ParamsSpec): ApiError {
       return errors.badRequest(`${where} is too long (limit: ${(error.params as { limit: number }).limit} characters)`);
     case 'minLength':
       return errors.badRequest(`${where} is too short`);
+    case 'maxItems':
+      return errors.badRequest(`${where} has too many items (limit: ${(error.params as { limit: number }).limit})`);
+    case 'maxProperties':
+      return errors.badRequest(`${where} has too many keys (limit: ${(error.params as { limit: number }).limit})`);
     case 'minimum':
     case 'maximum':
       return errors.badRequest(`Invalid ${where}`);
@@ -105,6 +112,11 @@ export interface ParsedParams<P> {
 }
 
 const NUL = /\u0000/;
+/**
+ * No parameter of the API nests anywhere near this; validating and storing a value nested
+ * thousands deep would exhaust the stack (JSON.parse itself copes with any depth).
+ */
+export const MAX_PARAM_DEPTH = 32;
 
 /** Merges query and body fields, decodes declared types, validates, and lists undeclared names. */
 export function parseParams<P>(compiled: CompiledParams, fields: Record<string, unknown>): ParsedParams<P> {
@@ -120,6 +132,9 @@ export function parseParams<P>(compiled: CompiledParams, fields: Record<string, 
     const value = Array.isArray(raw) && schemaTypes(schema).every((t) => t !== 'array') ? raw[raw.length - 1] : raw;
     if (typeof value === 'string' && NUL.test(value)) throw errors.badRequest(`${name} contains NULL (0x00) characters.`);
     values[name] = decodeField(name, value, schema);
+    if (jsonDepthExceeds(values[name], MAX_PARAM_DEPTH)) {
+      throw errors.badRequest(`Argument "${name}" is nested too deeply (limit: ${MAX_PARAM_DEPTH} levels)`);
+    }
   }
   if (!compiled.validate(values)) throw describeError(compiled.validate.errors![0]!, compiled.spec);
   return { params: values as P, ignored };

@@ -39,14 +39,26 @@ export const REDACTED = '[redacted]';
  */
 const SECRET_FIELDS = new Set(['api_key', 'password_hash', 'password', 'key_hash', 'token']);
 
+/** A copy of `value` with secret fields replaced; iterative, as log data may nest to any depth. */
 export function redactSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactSecrets);
   if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(value as Record<string, unknown>)) {
-    out[name] = SECRET_FIELDS.has(name) && field !== null ? REDACTED : redactSecrets(field);
+  const emptyLike = (source: object): Record<string, unknown> => (Array.isArray(source) ? [] : {}) as Record<string, unknown>;
+  const root = emptyLike(value);
+  const work: Array<{ from: object; to: Record<string, unknown> }> = [{ from: value, to: root }];
+  for (let item = work.pop(); item; item = work.pop()) {
+    const isArray = Array.isArray(item.from);
+    for (const [name, field] of Object.entries(item.from)) {
+      let copy: unknown = field;
+      if (!isArray && SECRET_FIELDS.has(name) && field !== null) copy = REDACTED;
+      else if (field !== null && typeof field === 'object') {
+        copy = emptyLike(field);
+        work.push({ from: field, to: copy as Record<string, unknown> });
+      }
+      // defineProperty: a "__proto__" member of parsed JSON stays a member.
+      Object.defineProperty(item.to, name, { value: copy, enumerable: true, writable: true, configurable: true });
+    }
   }
-  return out;
+  return root;
 }
 
 /** Streams whose id carries a secret (the email-change request stream is named after the key hash). */

@@ -2,6 +2,12 @@ import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError, errors } from '../../domain/errors.js';
 
+/**
+ * Errors the multipart parser raises on a malformed body (no boundary, a truncated part, a bad
+ * boundary): plain Errors without a status, known by being made inside the parser.
+ */
+const MULTIPART_PARSER = /[\\/]@fastify[\\/]busboy[\\/]/;
+
 const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004']);
 
 /** Maps anything thrown to a Zulip error envelope; internals of a 5xx are logged, never shown. */
@@ -9,6 +15,9 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const e = error as FastifyError & { code?: string; statusCode?: number };
   if (e.code && DB_UNAVAILABLE.has(e.code)) return errors.serviceUnavailable();
+  if (!e.statusCode && typeof e.stack === 'string' && MULTIPART_PARSER.test(e.stack)) {
+    return errors.badRequest(`Malformed multipart body: ${e.message}`);
+  }
   // A value the database cannot hold (an id past int4, text where a number belongs) is bad input.
   if (e.code === '22003' || e.code === '22P02' || /out of range for type|invalid input syntax for type/.test(String(e.message))) {
     return errors.badRequest('Invalid parameter: value out of range');

@@ -3,13 +3,17 @@ import { defineRoute } from '../route.js';
 import type { RegisterParams } from '../../event-queue/queue-service.js';
 import type { AppServices } from '../services.js';
 
+/** Registration options are stored in the log with the queue: each is bounded (docs/DECISIONS.md, "Limits"). */
+const eventTypeList = { type: 'array', maxItems: 200, items: { type: 'string', maxLength: 64 } } as const;
+
 const registerParams = {
-  event_types: { type: 'array', items: { type: 'string' } },
-  fetch_event_types: { type: 'array', items: { type: 'string' } },
+  event_types: eventTypeList,
+  fetch_event_types: eventTypeList,
+  // Its terms are checked by normalizeNarrow.
   narrow: { type: 'array' },
   all_public_streams: { type: 'boolean' },
   include_subscribers: { anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['partial'] }] },
-  client_capabilities: { type: 'object', additionalProperties: { type: 'boolean' } },
+  client_capabilities: { type: 'object', maxProperties: 32, propertyNames: { maxLength: 64 }, additionalProperties: { type: 'boolean' } },
   apply_markdown: { type: 'boolean' },
   client_gravatar: { type: 'boolean' },
   slim_presence: { type: 'boolean' },

@@ -85,8 +85,9 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
         topic: { type: 'string' },
         subject: { type: 'string' },
         content: { type: 'string' },
-        queue_id: { type: 'string' },
-        local_id: { type: 'string' },
+        // Both are stored with the message (MessageSent) to echo it back to the sending queue.
+        queue_id: { type: 'string', maxLength: 64 },
+        local_id: { type: 'string', maxLength: 64 },
         read_by_sender: { type: 'boolean' },
       },
       required: ['type', 'content'],
