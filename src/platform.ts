@@ -11,6 +11,7 @@ import type { Projection } from './projections-api.js';
 import { CommandRunner } from './commands/command-runner.js';
 import type { ServiceContext } from './services/context.js';
 import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
+import { openEventCrypto } from './eventstore/crypto/index.js';
 
 /** Storage, log, bus and projection workers, wired once per process. */
 export interface Platform extends ServiceContext {
@@ -42,6 +43,13 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
   await migrateToLatest(db);
   if (options.inMemory) await rememberMemoryTemplate(database);
   const store = new EventStore(db, database.namedQuery);
+  try {
+    store.crypto = await openEventCrypto(db, config, options.inMemory === true);
+  } catch (error) {
+    await database.close();
+    lock?.release();
+    throw error;
+  }
   const bus: Bus = config.natsUrl ? new NatsBus(config.natsUrl, config.natsStream) : new InProcessBus();
   const projections = new ProjectionRunner(db, store, options.projections, bus, { readAhead: database.kind === 'postgres' });
   const commands = new CommandRunner(db, store, projections);

@@ -6,6 +6,7 @@ import { createPlatform } from '../platform.js';
 import type { Projection } from '../projections-api.js';
 import { APPEND_LOCK_KEY } from '../eventstore/event-store.js';
 import { verifyChain } from '../eventstore/verify.js';
+import { copyDataKeys } from '../eventstore/crypto/key-transfer.js';
 
 export type ReplayPoint = { position: number } | { time: string };
 
@@ -92,6 +93,8 @@ export async function replayInto(
     }
     const report = await verifyChain(platform.db);
     if (!report.ok) throw new Error(`the copied log does not verify: ${report.reason}`);
+    // The keys that still exist: a value shredded since is shredded in the replayed past too.
+    await copyDataKeys(source, platform.db);
     await platform.projections.rebuild((position) => out(`replay: folded up to position ${position}`));
     // Identifier sequences continue after the highest replayed ids, as after an import.
     for (const [seq, table] of [['user_id_seq', 'users'], ['stream_id_seq', 'streams'], ['user_group_id_seq', 'user_groups']] as const) {

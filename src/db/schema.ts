@@ -2,6 +2,7 @@ import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { DraftPlaygroundAttachmentPushTables } from './schema/drafts-playgrounds-attachments-push.js';
 import type { MessageTables } from './schema/messages.js';
 import type { RealmEmojiTables } from './schema/realm-emoji.js';
+import type { ForgettingTables } from './schema/forgetting.js';
 
 /** One interface per table; the Database type composes them. Read tables live beside the log. */
 export interface EventsTable {
@@ -177,7 +178,7 @@ export interface SharedAreaTables {
  * Tables of the core and of each API area. An area declares its table interfaces and an
  * `<Area>Tables` interface in this file (or in src/db/schema/<area>.ts) and adds it to `extends`.
  */
-export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables {
+export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables, ForgettingTables {
   events: EventsTable;
   checkpoints: CheckpointsTable;
   realms: RealmsTable;

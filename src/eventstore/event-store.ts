@@ -11,6 +11,7 @@ import {
 } from './types.js';
 import { currentSchemaVersion, upcast } from './upcast.js';
 import { RecentCommits } from './recent-commits.js';
+import type { EventCrypto } from './crypto/event-crypto.js';
 
 /** Serializes appenders across every process sharing the database (property 2 in ARCHITECTURE.md). */
 export const APPEND_LOCK_KEY = 7_340_001;
@@ -56,6 +57,8 @@ export class EventStore {
   listenerError: unknown;
   /** What this process committed last, for readers that follow the log (see RecentCommits). */
   readonly recent = new RecentCommits();
+  /** Seals personal fields on append and opens them on read (docs/FORGETTING.md); unset: plaintext. */
+  crypto?: EventCrypto;
 
   /** `namedQuery`, when the backend has one, lets PostgreSQL plan the append call once per connection. */
   constructor(
@@ -114,6 +117,9 @@ export class EventStore {
       type: [] as string[], schema: [] as number[], data: [] as string[], meta: [] as string[], digest: [] as string[],
     };
     const pending: Array<Array<Omit<StoredEvent, 'position' | 'stream_version' | 'hash'>>> = [];
+    /** The callers' own (plaintext) data of each sealed event, keyed by event id. */
+    const plain = new Map<string, Record<string, unknown>>();
+    if (this.crypto) await this.crypto.prepare(batch.flatMap((request) => request.appends));
     batch.forEach((request, r) => {
       // Stored values are what JSON keeps of the caller's objects, so the hash covers exactly what a reader gets back.
       const metadataJson = JSON.stringify(request.metadata);
@@ -122,9 +128,12 @@ export class EventStore {
       for (const append of request.appends) {
         const expected = append.expectedVersion === undefined ? null : append.expectedVersion === -1 ? 0 : append.expectedVersion;
         for (const event of append.events) {
-          const dataJson = JSON.stringify(event.data);
+          const eventId = randomUUID();
+          const sealed = this.crypto ? this.crypto.seal(event.type, event.data, eventId) : event.data;
+          const dataJson = JSON.stringify(sealed);
+          if (sealed !== event.data) plain.set(eventId, JSON.parse(JSON.stringify(event.data)) as Record<string, unknown>);
           const fields = {
-            event_id: randomUUID(),
+            event_id: eventId,
             stream_id: append.streamId,
             type: event.type,
             schema_version: event.schemaVersion ?? currentSchemaVersion(event.type),
@@ -169,7 +178,8 @@ export class EventStore {
       head = Math.max(head, position);
       count += 1;
       const stored: StoredEvent = { ...event, position, stream_version: Number(row.out_version), hash: row.out_hash };
-      (outcomes[r] as StoredEvent[]).push(stored);
+      const own = plain.get(stored.event_id);
+      (outcomes[r] as StoredEvent[]).push(own ? { ...stored, data: own } : stored);
       committed.push(stored);
     }
     this.recent.add(committed);
@@ -210,6 +220,18 @@ export class EventStore {
       .orderBy('position')
       .limit(limit)
       .execute();
+    return this.open(rows.map((row) => upcast(row as unknown as StoredEvent)), db);
+  }
+
+  /** readAll without opening sealed values: the log exactly as stored (the NATS relay publishes this). */
+  async readAllStored(afterPosition: number, limit = 1_000, db: Db = this.db): Promise<StoredEvent[]> {
+    const rows = await db
+      .selectFrom('events')
+      .select([...EVENT_COLUMNS])
+      .where('position', '>', afterPosition)
+      .orderBy('position')
+      .limit(limit)
+      .execute();
     return rows.map((row) => upcast(row as unknown as StoredEvent));
   }
 
@@ -218,7 +240,18 @@ export class EventStore {
    * memory (RecentCommits), anything else from `db`.
    */
   async readNext(afterPosition: number, limit: number, db: Db = this.db): Promise<StoredEvent[]> {
-    return this.recent.after(afterPosition, limit)?.map(upcast) ?? this.readAll(afterPosition, limit, db);
+    const recent = this.recent.after(afterPosition, limit)?.map(upcast);
+    return recent ? this.open(recent, db) : this.readAll(afterPosition, limit, db);
+  }
+
+  /** readNext without opening sealed values (see readAllStored). */
+  async readNextStored(afterPosition: number, limit: number, db: Db = this.db): Promise<StoredEvent[]> {
+    return this.recent.after(afterPosition, limit)?.map(upcast) ?? this.readAllStored(afterPosition, limit, db);
+  }
+
+  /** Personal values decrypted, or shredded where their key is gone. */
+  open(events: StoredEvent[], db: Db = this.db): Promise<StoredEvent[]> | StoredEvent[] {
+    return this.crypto ? this.crypto.openEvents(events, db) : events;
   }
 
   /** Events of `types` with `after < position <= upTo`, in global order, at most `limit`. */
@@ -226,7 +259,7 @@ export class EventStore {
     const recent = this.recent.range(after, upTo);
     if (recent) {
       const wanted = new Set(types);
-      return recent.filter((event) => wanted.has(event.type)).slice(0, limit).map(upcast);
+      return this.open(recent.filter((event) => wanted.has(event.type)).slice(0, limit).map(upcast));
     }
     const rows = await this.db
       .selectFrom('events')
@@ -237,7 +270,7 @@ export class EventStore {
       .orderBy('position')
       .limit(limit)
       .execute();
-    return rows.map((row) => upcast(row as unknown as StoredEvent));
+    return this.open(rows.map((row) => upcast(row as unknown as StoredEvent)));
   }
 
   async readStream(streamId: string, afterVersion = 0): Promise<StoredEvent[]> {
@@ -248,7 +281,7 @@ export class EventStore {
       .where('stream_version', '>', afterVersion)
       .orderBy('stream_version')
       .execute();
-    return rows.map((row) => upcast(row as unknown as StoredEvent));
+    return this.open(rows.map((row) => upcast(row as unknown as StoredEvent)));
   }
 
   async head(): Promise<{ position: number; hash: string }> {

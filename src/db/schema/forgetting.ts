@@ -1,0 +1,32 @@
+import type { ColumnType } from 'kysely';
+
+/** A data key wrapped by the key-encryption key (src/eventstore/crypto/key-store.ts). */
+export interface DataKeysTable {
+  key_id: string;
+  scope: string;
+  subject: string;
+  format: number;
+  wrapped: string;
+  created_at: ColumnType<Date, never, never>;
+}
+
+export interface DataKeyCheckTable {
+  id: number;
+  format: number;
+  check_value: string;
+  created_at: ColumnType<Date, never, never>;
+}
+
+/** A deleted message whose content is shredded once the organization's grace period has passed. */
+export interface PendingShredsTable {
+  message_id: number;
+  realm_id: number;
+  /** seconds since the epoch */
+  deleted_at: number;
+}
+
+export interface ForgettingTables {
+  data_keys: DataKeysTable;
+  data_key_check: DataKeyCheckTable;
+  pending_shreds: PendingShredsTable;
+}
