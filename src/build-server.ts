@@ -9,11 +9,14 @@ import { QueueService } from './event-queue/queue-service.js';
 import { ensureOrganization, type BootstrapResult } from './services/bootstrap.js';
 import app from './app.js';
 import { toApiError } from './http/plugins/errors.js';
+import { ForgettingJob } from './services/forgetting-job.js';
 
 export interface ServerInstance {
   fastify: FastifyInstance;
   platform: Platform;
   queues: QueueService;
+  /** Shreds deleted messages after their grace period and messages past retention (docs/FORGETTING.md). */
+  forgetting: ForgettingJob;
   bootstrap: BootstrapResult;
   close(): Promise<void>;
 }
@@ -39,6 +42,8 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   const queues = new QueueService(platform, hub);
   queues.startSweeper();
   const bootstrap = await ensureOrganization(platform, { writeZuliprc: options.writeZuliprc ?? false });
+  const forgetting = new ForgettingJob(platform, platform.database.kind === 'pglite');
+  forgetting.start(config.forgettingIntervalSeconds);
   const fastify = Fastify({
     logger: options.logger ?? false,
     bodyLimit: 30 * 1024 * 1024,
@@ -68,10 +73,12 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
     platform,
     queues,
     bootstrap,
+    forgetting,
     async close() {
       if (closed) return;
       closed = true;
       queues.stop();
+      await forgetting.stop();
       await fastify.close();
       await queues.flushCursors().catch(() => undefined);
       await platform.close();

@@ -16,7 +16,7 @@ import { createUser } from '../services/users.js';
 import { ALL_ROLES } from '../domain/roles.js';
 import { openReplaySource, parseReplayPoint, replayInto, targetConfig, type ReplayReport } from './replay.js';
 import { EVENT_COLUMNS } from '../eventstore/types.js';
-import { configuredKekSecret } from '../eventstore/crypto/kek.js';
+import { adoptKekFile, configuredKekSecret, parseKekSecret } from '../eventstore/crypto/kek.js';
 import { keyFileOf, readKeyFile, writeKeyFile } from '../eventstore/crypto/key-transfer.js';
 
 export type Out = (line: string) => void;
@@ -219,8 +219,10 @@ export async function replayCommand(
   input: { until: string; database: string },
 ): Promise<ReplayReport> {
   const point = parseReplayPoint(input.until);
-  // The copied data keys stay wrapped by the source's KEK, so the target opens them with it.
-  const target = { ...targetConfig(config, input.database), dataKeySecret: configuredKekSecret(config) };
+  const target = targetConfig(config, input.database);
+  // The copied data keys stay wrapped by the source's KEK: the target opens them with it (see replayInto).
+  const secret = configuredKekSecret(config);
+  if (secret && !config.dataKeySecret && !target.databaseUrl) adoptKekFile(target.dataDir, parseKekSecret(secret));
   if (target.databaseUrl ? target.databaseUrl === config.databaseUrl : !config.databaseUrl && target.dataDir === config.dataDir) {
     throw new Error('--database must name another database than the source');
   }

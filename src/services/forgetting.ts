@@ -5,6 +5,7 @@ import type { MessagesShredded, ShredReason } from '../domain/forgetting/events.
 import { messageKeyId } from '../eventstore/crypto/personal-fields.js';
 import type { RealmRow } from '../read/realm.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
+import { heldMessageIds } from './legal-holds.js';
 
 /** Messages per MessagesShredded event (and per key-destroying statement). */
 export const SHRED_BATCH = 1_000;
@@ -25,12 +26,14 @@ export const forgettingStats = {
 };
 
 /**
- * Destroys the data keys of `ids`, then records that as a MessagesShredded event (whose fold
+ * Destroys the data keys of `ids` not under legal hold (held ones are left for a later pass, once
+ * the hold is lifted), then records that as a MessagesShredded event (whose fold
  * removes any live rows). Keys go first: killed in between, the keys are gone and the job finds
  * the same messages again (their pending or live rows are still there), so it is safe to repeat.
  */
 export async function shredMessages(ctx: ServiceContext, meta: RequestMeta, realmId: number, ids: readonly number[], reason: ShredReason): Promise<number> {
-  const unique = [...new Set(ids)].sort((a, b) => a - b);
+  const held = await heldMessageIds(ctx.db, realmId, ids);
+  const unique = [...new Set(ids)].filter((id) => !held.has(id)).sort((a, b) => a - b);
   for (let start = 0; start < unique.length; start += SHRED_BATCH) {
     const batch = unique.slice(start, start + SHRED_BATCH);
     const keyIds = batch.map(messageKeyId);
@@ -67,16 +70,21 @@ export function systemMeta(realmId: number, client: string, now = new Date()): R
 export async function shredDueDeletions(ctx: ServiceContext, realm: RealmRow, now: Date, fallbackGraceDays: number): Promise<number> {
   const cutoff = Math.floor(now.getTime() / 1000) - deletedMessageGraceDays(realm, fallbackGraceDays) * DAY;
   let total = 0;
+  // Held messages stay pending: the cursor walks past them so each pass ends.
+  let after = 0;
   for (;;) {
     const due = await ctx.db
       .selectFrom('pending_shreds')
       .select('message_id')
       .where('realm_id', '=', realm.id)
       .where('deleted_at', '<=', cutoff)
+      .where('message_id', '>', after)
       .orderBy('message_id')
       .limit(SHRED_BATCH)
       .execute();
     if (due.length === 0) return total;
-    total += await shredMessages(ctx, systemMeta(realm.id, 'internal: forgetting', now), realm.id, due.map((row) => Number(row.message_id)), 'deleted');
+    const ids = due.map((row) => Number(row.message_id));
+    after = ids[ids.length - 1]!;
+    total += await shredMessages(ctx, systemMeta(realm.id, 'internal: forgetting', now), realm.id, ids, 'deleted');
   }
 }

@@ -14,4 +14,13 @@ export type MessagesShredded = Event<'MessagesShredded', {
   reason: ShredReason;
 }>;
 
-export type ForgettingEvent = MessagesShredded;
+/** An owner put a channel or a person on legal hold, or lifted it. */
+export type LegalHoldChanged = Event<'LegalHoldChanged', {
+  realm_id: number;
+  scope: 'channel' | 'user';
+  subject_id: number;
+  held: boolean;
+  reason: string | null;
+}>;
+
+export type ForgettingEvent = MessagesShredded | LegalHoldChanged;

@@ -14,5 +14,13 @@ export { KekError } from './kek.js';
  */
 export async function openEventCrypto(db: Db, config: Config, inMemory: boolean): Promise<EventCrypto> {
   const kek = await loadKek(db, { secret: config.dataKeySecret, dataDir: inMemory ? undefined : config.dataDir, ephemeral: inMemory });
+  kekByDb.set(db, kek.key);
   return new EventCrypto(new DataKeyStore(db, kek.key));
+}
+
+const kekByDb = new WeakMap<Db, Buffer>();
+
+/** The KEK a database of this process was opened with (replay hands it to the database it builds). */
+export function kekOf(db: Db): Buffer | undefined {
+  return kekByDb.get(db);
 }

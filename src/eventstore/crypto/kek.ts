@@ -59,6 +59,17 @@ export function configuredKekSecret(config: { dataKeySecret?: string; dataDir: s
   return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
 }
 
+/**
+ * Gives an embedded database directory the KEK of the log it is built from (replay), unless it has
+ * one: its copied data keys are wrapped by that KEK, and `DATA_DIR=<dir> npm start` must open them.
+ */
+export function adoptKekFile(dataDir: string, key: Buffer): void {
+  const file = path.join(dataDir, KEK_FILE_NAME);
+  if (existsSync(file)) return;
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+}
+
 export interface KekSource {
   /** DATA_KEY_SECRET, or the contents of DATA_KEY_SECRET_FILE. */
   secret?: string;
