@@ -43,11 +43,13 @@ export class DataKeyStore {
       const key = randomBytes(32);
       return { scope, key, wrapped: wrapWithKek(this.kek, keyLabel(scope.keyId), key) };
     });
-    // An existing key wins (a retried command, or an edit of an older message): read back what is stored.
-    await sql`INSERT INTO data_keys (key_id, scope, subject, format, wrapped)
+    // An existing key wins (a retried command, or an edit of an older message): those are read back.
+    const { rows } = await sql<{ key_id: string }>`INSERT INTO data_keys (key_id, scope, subject, format, wrapped)
       VALUES ${sql.join(fresh.map((f) => sql`(${f.scope.keyId}, ${f.scope.scope}, ${f.scope.subject}, ${KEK_FORMAT}, ${f.wrapped})`))}
-      ON CONFLICT (key_id) DO NOTHING`.execute(db);
-    await this.load([...missing.keys()], db, true);
+      ON CONFLICT (key_id) DO NOTHING RETURNING key_id`.execute(db);
+    const inserted = new Set(rows.map((row) => row.key_id));
+    for (const f of fresh) if (inserted.has(f.scope.keyId)) this.remember(f.scope.keyId, f.key);
+    await this.load([...missing.keys()].filter((id) => !inserted.has(id)), db, true);
     for (const id of missing.keys()) {
       if (!this.cache.get(id)) throw new Error(`data key ${id} could not be stored`);
     }
