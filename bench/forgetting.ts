@@ -21,6 +21,7 @@ import { sendMessage, messageStream } from '../src/services/messages.js';
 import { getRealm } from '../src/read/realm.js';
 import { Role } from '../src/domain/roles.js';
 import { applyRetention } from '../src/services/retention.js';
+import { EventCrypto } from '../src/eventstore/crypto/index.js';
 import { freshDatabase, percentile, throughput, writeResult } from './util.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -90,6 +91,20 @@ try {
   const rebuildPerSecond = Math.round(head / rebuildSeconds);
   console.log(`rebuild: ${head} events in ${rebuildSeconds.toFixed(1)} s (${rebuildPerSecond} events/s)`);
 
+  // 2b. What opening costs a reader: every event of the log opened again (keys cached, views not).
+  const stored = [];
+  for (let after = 0; ; ) {
+    const page = await store.readAllStored(after, 5_000);
+    if (page.length === 0) break;
+    stored.push(...page);
+    after = page[page.length - 1]!.position;
+  }
+  const reader = new EventCrypto(crypto.keys);
+  const openStarted = performance.now();
+  await reader.openEvents(stored);
+  const openMicros = ((performance.now() - openStarted) * 1000) / stored.length;
+  console.log(`opening: ${openMicros.toFixed(1)} µs per event (${stored.length} events)`);
+
   // 3. Retention: the organization keeps 365 days; one sender keeps sending meanwhile.
   realm = { ...realm, properties: { ...(realm.properties as object), message_retention_days: 365 } };
   let shredding = true;
@@ -114,7 +129,7 @@ try {
     scale: { send_seconds_per_round: SECONDS, shred_messages: SHRED, note: 'short run on a shared, overloaded machine; BENCH_SHRED=100000 is the target size' },
     machine: { cpus: (await import('node:os')).cpus().length, loadavg: (await import('node:os')).loadavg() },
     send: { senders: SENDERS, seconds_per_round: SECONDS, rounds, encryption_on_per_second: Math.round(sendOn), encryption_off_per_second: Math.round(sendOff), slowdown: Number((1 - sendOn / sendOff).toFixed(3)), target_slowdown_max: 0.1 },
-    rebuild: { events: head, seconds: Number(rebuildSeconds.toFixed(2)), events_per_second: rebuildPerSecond, target_min: 20_000 },
+    rebuild: { events: head, seconds: Number(rebuildSeconds.toFixed(2)), events_per_second: rebuildPerSecond, target_min: 20_000, open_microseconds_per_event: Number(openMicros.toFixed(2)), open_ceiling_events_per_second: Math.round(1e6 / openMicros) },
     retention_shred: { messages: shredded, seconds: Number(shredSeconds.toFixed(2)), target_seconds_max: 30, sends_meanwhile: sendLatencies.length, send_latency_max_ms: Number(Math.max(...sendLatencies).toFixed(1)), send_latency_p99_ms: percentile(sendLatencies, 99), target_send_block_max_ms: 100 },
   });
   console.log(`written to ${file}`);
