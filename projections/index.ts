@@ -16,6 +16,7 @@ import { scheduledMessagesProjection } from './scheduled-messages.js';
 import { mutedUsersProjection } from './muted-users.js';
 import { invitesProjection } from './invites.js';
 import { userPresenceProjection, userStatusProjection } from './presence.js';
+import { forgettingProjection } from './forgetting.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -37,4 +38,5 @@ export const allProjections: readonly Projection[] = [
   invitesProjection,
   userPresenceProjection,
   userStatusProjection,
+  forgettingProjection,
 ];

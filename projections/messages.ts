@@ -14,9 +14,18 @@ async function lastMessageId(trx: Trx): Promise<number> {
   return Number(rows[0]!.m);
 }
 
+async function deleteMessageRows(trx: Trx, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.deleteFrom('messages').where('id', 'in', ids).execute();
+  await trx.deleteFrom('message_flags').where('message_id', 'in', ids).execute();
+  await trx.deleteFrom('message_dm_recipients').where('message_id', 'in', ids).execute();
+  await trx.deleteFrom('message_moved_receptions').where('message_id', 'in', ids).execute();
+  await trx.deleteFrom('reactions').where('message_id', 'in', ids).execute();
+}
+
 export const messagesProjection = defineProjection({
   name: 'messages',
-  version: 5,
+  version: 6,
   tables: ['messages', 'message_recipients', 'message_dm_recipients', 'message_reception_spans', 'message_moved_receptions', 'message_flags', 'message_read_state', 'reactions'],
   // Narrows and search; every fold finds messages by id.
   queryIndexes: ['messages_search_idx', 'messages_stream_topic_idx', 'messages_stream_idx', 'messages_sender_idx', 'messages_dm_idx', 'messages_realm_idx'],
@@ -55,14 +64,9 @@ export const messagesProjection = defineProjection({
           ${d.has_image}, ${d.has_attachment}, ${d.stream_wildcard}, ${d.topic_wildcard}, NULL, NULL, ${e.stream_version})`.execute(trx);
     },
     MessageEdited: (trx, d, e) => foldEdit(trx, d, e.stream_version),
-    MessagesDeleted: async (trx, d) => {
-      if (d.message_ids.length === 0) return;
-      await trx.deleteFrom('messages').where('id', 'in', d.message_ids).execute();
-      await trx.deleteFrom('message_flags').where('message_id', 'in', d.message_ids).execute();
-      await trx.deleteFrom('message_dm_recipients').where('message_id', 'in', d.message_ids).execute();
-      await trx.deleteFrom('message_moved_receptions').where('message_id', 'in', d.message_ids).execute();
-      await trx.deleteFrom('reactions').where('message_id', 'in', d.message_ids).execute();
-    },
+    MessagesDeleted: (trx, d) => deleteMessageRows(trx, d.message_ids),
+    // Retention and erasure shred live messages: their rows (content, topic, search text) go too.
+    MessagesShredded: (trx, d) => deleteMessageRows(trx, d.message_ids),
     // Reactions and the message's version are different tables: one statement each.
     ReactionAdded: async (trx, d, e) => {
       await runPrepared(trx, sql`WITH added AS (

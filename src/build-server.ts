@@ -10,11 +10,14 @@ import app from './app.js';
 import { toApiError } from './http/plugins/errors.js';
 import { ScheduledMessageWorker, type SchedulerOptions } from './scheduler/scheduled-message-worker.js';
 import { requestIdOf } from './http/plugins/request-id.js';
+import { ForgettingJob } from './services/forgetting-job.js';
 
 export interface ServerInstance {
   fastify: FastifyInstance;
   platform: Platform;
   queues: QueueService;
+  /** Shreds deleted messages after their grace period and messages past retention (docs/FORGETTING.md). */
+  forgetting: ForgettingJob;
   bootstrap: BootstrapResult;
   scheduler: ScheduledMessageWorker;
   close(): Promise<void>;
@@ -44,6 +47,8 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   const queues = new QueueService(platform, hub);
   queues.startSweeper();
   const bootstrap = await ensureOrganization(platform, { writeZuliprc: options.writeZuliprc ?? false, setup: options.organization ?? 'empty' });
+  const forgetting = new ForgettingJob(platform, platform.database.kind === 'pglite');
+  forgetting.start(config.forgettingIntervalSeconds);
   const fastify = Fastify({
     logger: options.logger ?? false,
     bodyLimit: 30 * 1024 * 1024,
@@ -79,11 +84,13 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
     queues,
     bootstrap,
     scheduler,
+    forgetting,
     async close() {
       if (closed) return;
       closed = true;
       await scheduler.stop();
       queues.stop();
+      await forgetting.stop();
       await fastify.close();
       await queues.flushCursors().catch(() => undefined);
       await platform.close();

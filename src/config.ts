@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export interface Config {
@@ -20,6 +21,12 @@ export interface Config {
   webPublicStreamsEnabled?: boolean;
   /** DEVELOPMENT=true: routes only a development server has (POST /dev_fetch_api_key: an API key without a password). */
   development?: boolean;
+  /** The key-encryption key of the data keys (DATA_KEY_SECRET, or the file DATA_KEY_SECRET_FILE names). */
+  dataKeySecret?: string;
+  /** Days a deleted message stays readable in the log before it is shredded, unless the organization sets deleted_message_shred_days (0: at once). */
+  deletedMessageShredDays: number;
+  /** Seconds between runs of the retention and shredding job (0: never runs on its own). */
+  forgettingIntervalSeconds: number;
 }
 
 function int(value: string | undefined, fallback: number, name: string): number {
@@ -27,6 +34,16 @@ function int(value: string | undefined, fallback: number, name: string): number 
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
   return n;
+}
+
+function dataKeySecretOf(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.DATA_KEY_SECRET) return env.DATA_KEY_SECRET;
+  if (!env.DATA_KEY_SECRET_FILE) return undefined;
+  try {
+    return readFileSync(env.DATA_KEY_SECRET_FILE, 'utf8');
+  } catch (error) {
+    throw new Error(`DATA_KEY_SECRET_FILE ${env.DATA_KEY_SECRET_FILE} cannot be read: ${(error as Error).message}`);
+  }
 }
 
 /** Environment → typed config; fails fast with a clear message on a bad value. */
@@ -53,5 +70,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED === 'true',
     development: env.DEVELOPMENT === 'true',
+    dataKeySecret: dataKeySecretOf(env),
+    deletedMessageShredDays: int(env.DELETED_MESSAGE_SHRED_DAYS, 30, 'DELETED_MESSAGE_SHRED_DAYS'),
+    forgettingIntervalSeconds: int(env.FORGETTING_INTERVAL_SECONDS, 3600, 'FORGETTING_INTERVAL_SECONDS'),
   };
 }

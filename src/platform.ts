@@ -13,6 +13,7 @@ import type { Projection } from './projections-api.js';
 import { CommandRunner } from './commands/command-runner.js';
 import type { ServiceContext } from './services/context.js';
 import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
+import { openEventCrypto } from './eventstore/crypto/index.js';
 
 /** Storage, log, bus and projection workers, wired once per process. */
 export interface Platform extends ServiceContext {
@@ -64,6 +65,7 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
   const store = new EventStore(db, database.namedQuery);
   let bus: Bus;
   try {
+    store.crypto = await openEventCrypto(db, config, options.inMemory === true);
     bus = config.natsUrl ? await connectNats(config.natsUrl, config.natsStream, db) : new InProcessBus();
   } catch (error) {
     await database.close();

@@ -94,7 +94,7 @@ export class NatsRelay {
    */
   private async relayBatch(conn: Db): Promise<number> {
     const from = (await this.bus.lastPublishedPosition()) ?? 0;
-    const events = await this.store.readNext(from, BATCH, conn);
+    const events = await this.store.readNextStored(from, BATCH, conn);
     await this.bus.publishEvents(events);
     this.relayedPosition = events.length > 0 ? events[events.length - 1]!.position : from;
     return events.length;

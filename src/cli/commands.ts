@@ -17,6 +17,8 @@ import { ALL_ROLES } from '../domain/roles.js';
 import { openReplaySource, parseReplayPoint, replayInto, targetConfig, type ReplayReport } from './replay.js';
 import { EVENT_COLUMNS } from '../eventstore/types.js';
 import { jsonText } from '../eventstore/json-text.js';
+import { adoptKekFile, configuredKekSecret, parseKekSecret } from '../eventstore/crypto/kek.js';
+import { keyFileOf, readKeyFile, writeKeyFile } from '../eventstore/crypto/key-transfer.js';
 
 export type Out = (line: string) => void;
 
@@ -143,12 +145,14 @@ export async function exportCommand(config: Config, projections: readonly Projec
     }
     if (file) await new Promise<void>((resolve) => sink.end(resolve));
     if (file) out(`exported ${count} events to ${file}`);
+    // The data keys that still exist go to a file of their own: an import takes them only when asked.
+    if (file) out(`exported ${await writeKeyFile(p.db, keyFileOf(file))} data keys to ${keyFileOf(file)}`);
     return count;
   });
 }
 
 /** Loads an export into an empty database, checking the hash chain, then refolds the read tables. */
-export async function importCommand(config: Config, projections: readonly Projection[], out: Out, file: string): Promise<number> {
+export async function importCommand(config: Config, projections: readonly Projection[], out: Out, file: string, keysFile?: string): Promise<number> {
   return withPlatform(config, projections, async (p) => {
     const existing = await p.store.head();
     if (existing.position > 0) throw new Error('import needs an empty log; this database already has events');
@@ -176,6 +180,7 @@ export async function importCommand(config: Config, projections: readonly Projec
       await flush();
       const report = await verifyChain(trx);
       if (!report.ok) throw new Error(`imported log does not verify: ${report.reason}; nothing was imported`);
+      if (keysFile) out(`imported ${await readKeyFile(trx, keysFile)} data keys from ${keysFile}`);
       return { count, report };
     });
     // Identifier sequences continue after the highest imported ids.
@@ -219,6 +224,9 @@ export async function replayCommand(
 ): Promise<ReplayReport> {
   const point = parseReplayPoint(input.until);
   const target = targetConfig(config, input.database);
+  // The copied data keys stay wrapped by the source's KEK: the target opens them with it (see replayInto).
+  const secret = configuredKekSecret(config);
+  if (secret && !config.dataKeySecret && !target.databaseUrl) adoptKekFile(target.dataDir, parseKekSecret(secret));
   if (target.databaseUrl ? target.databaseUrl === config.databaseUrl : !config.databaseUrl && target.dataDir === config.dataDir) {
     throw new Error('--database must name another database than the source');
   }

@@ -41,8 +41,9 @@ program.command('export').description('write the log as JSON lines').option('-o,
   });
 
 program.command('import').description('load an export into an empty database and rebuild the read tables').argument('<file>')
-  .action(async (file: string) => {
-    await importCommand(loadConfig(), allProjections, out, file);
+  .option('--keys <file>', "the export's data keys (<file>.keys); without it every sealed personal value reads as shredded")
+  .action(async (file: string, opts: { keys?: string }) => {
+    await importCommand(loadConfig(), allProjections, out, file, opts.keys);
   });
 
 program.command('replay').description('build the read tables as they were at a past moment into another, empty database')

@@ -7,6 +7,9 @@ import type { Projection } from '../projections-api.js';
 import { APPEND_LOCK_KEY } from '../eventstore/event-store.js';
 import { verifyChain } from '../eventstore/verify.js';
 import { jsonText } from '../eventstore/json-text.js';
+import { copyDataKeys } from '../eventstore/crypto/key-transfer.js';
+import { adoptKekFile } from '../eventstore/crypto/kek.js';
+import { kekOf } from '../eventstore/crypto/index.js';
 
 export type ReplayPoint = { position: number } | { time: string };
 
@@ -57,13 +60,19 @@ export interface ReplayReport {
  */
 export async function replayInto(
   source: Db,
-  target: Config,
+  targetConfig: Config,
   projections: readonly Projection[],
   point: ReplayPoint,
   out: (line: string) => void,
 ): Promise<ReplayReport> {
   const started = Date.now();
+  let target = targetConfig;
   const until = await resolveReplayPoint(source, point);
+  // The copied data keys stay wrapped by the source's KEK: an embedded target keeps it beside its
+  // database (unless the operator gives it through DATA_KEY_SECRET); a PostgreSQL target needs that secret to be served.
+  const sourceKek = kekOf(source);
+  if (!target.dataKeySecret && sourceKek && !target.databaseUrl) adoptKekFile(target.dataDir, sourceKek);
+  else if (!target.dataKeySecret && sourceKek) target = { ...target, dataKeySecret: sourceKek.toString('hex') };
   const platform = await createPlatform(target, { projections, startWorkers: false });
   try {
     const existing = await platform.store.head();
@@ -93,6 +102,8 @@ export async function replayInto(
     }
     const report = await verifyChain(platform.db);
     if (!report.ok) throw new Error(`the copied log does not verify: ${report.reason}`);
+    // The keys that still exist: a value shredded since is shredded in the replayed past too.
+    await copyDataKeys(source, platform.db);
     await platform.projections.rebuild((position) => out(`replay: folded up to position ${position}`));
     // Identifier sequences continue after the highest replayed ids, as after an import.
     for (const [seq, table] of [['user_id_seq', 'users'], ['stream_id_seq', 'streams'], ['user_group_id_seq', 'user_groups']] as const) {

@@ -6,6 +6,7 @@ import type { ScheduledMessageTables } from './schema/scheduled-messages.js';
 import type { MutedUsersTables } from './schema/muted-users.js';
 import type { InvitesTables } from './schema/invites.js';
 import type { PresenceTables } from './schema/presence.js';
+import type { ForgettingTables } from './schema/forgetting.js';
 
 /** One interface per table; the Database type composes them. Read tables live beside the log. */
 export interface EventsTable {
@@ -189,7 +190,7 @@ export interface SharedAreaTables {
  * `<Area>Tables` interface in this file (or in src/db/schema/<area>.ts) and adds it to `extends`.
  */
 export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables,
-  ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables {
+  ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables, ForgettingTables {
   events: EventsTable;
   log_identity: LogIdentityTable;
   checkpoints: CheckpointsTable;

@@ -19,6 +19,7 @@ import type { ProfileFieldEvent } from './profile-fields/events.js';
 import type { InviteEvent } from './invites/events.js';
 import type { PresenceEvent } from './presence/events.js';
 import type { UserStatusEvent } from './user-status/events.js';
+import type { ForgettingEvent } from './forgetting/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -42,7 +43,8 @@ export type DomainEvent =
   | ProfileFieldEvent
   | InviteEvent
   | PresenceEvent
-  | UserStatusEvent;
+  | UserStatusEvent
+  | ForgettingEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

@@ -12,6 +12,8 @@ import {
 import { currentSchemaVersion, upcast } from './upcast.js';
 import { RecentCommits } from './recent-commits.js';
 import { serializeEventData } from './event-limits.js';
+import { jsonText } from './json-text.js';
+import type { EventCrypto } from './crypto/event-crypto.js';
 
 /** Serializes appenders across every process sharing the database (property 2 in ARCHITECTURE.md). */
 export const APPEND_LOCK_KEY = 7_340_001;
@@ -59,6 +61,8 @@ export class EventStore {
   listenerError: unknown;
   /** What this process committed last, for readers that follow the log (see RecentCommits). */
   readonly recent = new RecentCommits();
+  /** Seals personal fields on append and opens them on read (docs/FORGETTING.md); unset: plaintext. */
+  crypto?: EventCrypto;
 
   /** `namedQuery`, when the backend has one, lets PostgreSQL plan the append call once per connection. */
   constructor(
@@ -78,6 +82,13 @@ export class EventStore {
     } catch (error) {
       return Promise.reject(error);
     }
+    // Data keys are created per request, before it queues: their INSERTs run side by side instead
+    // of adding a round trip to the serialized batch commit (which only checks they are cached).
+    if (this.crypto) return this.crypto.prepare(appends).then(() => this.enqueue(appends, metadataJson, dataJson));
+    return this.enqueue(appends, metadataJson, dataJson);
+  }
+
+  private enqueue(appends: readonly StreamAppend[], metadataJson: string, dataJson: string[]): Promise<StoredEvent[]> {
     return new Promise((resolve, reject) => {
       this.pending.push({ appends, metadataJson, dataJson, resolve, reject });
       if (!this.flushing) void this.flush();
@@ -127,6 +138,9 @@ export class EventStore {
       type: [] as string[], schema: [] as number[], data: [] as string[], meta: [] as string[], digest: [] as string[],
     };
     const pending: Array<Array<Omit<StoredEvent, 'position' | 'stream_version' | 'hash'>>> = [];
+    /** The callers' own (plaintext) data of each sealed event, keyed by event id. */
+    const plain = new Map<string, Record<string, unknown>>();
+    if (this.crypto) await this.crypto.prepare(batch.flatMap((request) => request.appends));
     batch.forEach((request, r) => {
       // Stored values are what JSON keeps of the caller's objects, so the hash covers exactly what a reader gets back.
       const { metadataJson } = request;
@@ -136,9 +150,13 @@ export class EventStore {
       for (const append of request.appends) {
         const expected = append.expectedVersion === undefined ? null : append.expectedVersion === -1 ? 0 : append.expectedVersion;
         for (const event of append.events) {
-          const dataJson = request.dataJson[next++]!;
+          const plainJson = request.dataJson[next++]!;
+          const eventId = randomUUID();
+          const sealed = this.crypto ? this.crypto.seal(event.type, event.data, eventId) : event.data;
+          const dataJson = sealed === event.data ? plainJson : jsonText(sealed);
+          if (sealed !== event.data) plain.set(eventId, JSON.parse(plainJson) as Record<string, unknown>);
           const fields = {
-            event_id: randomUUID(),
+            event_id: eventId,
             stream_id: append.streamId,
             type: event.type,
             schema_version: event.schemaVersion ?? currentSchemaVersion(event.type),
@@ -183,7 +201,8 @@ export class EventStore {
       head = Math.max(head, position);
       count += 1;
       const stored: StoredEvent = { ...event, position, stream_version: Number(row.out_version), hash: row.out_hash };
-      (outcomes[r] as StoredEvent[]).push(stored);
+      const own = plain.get(stored.event_id);
+      (outcomes[r] as StoredEvent[]).push(own ? { ...stored, data: own } : stored);
       committed.push(stored);
     }
     this.recent.add(committed);
@@ -224,6 +243,18 @@ export class EventStore {
       .orderBy('position')
       .limit(limit)
       .execute();
+    return this.open(rows.map((row) => upcast(row as unknown as StoredEvent)), db);
+  }
+
+  /** readAll without opening sealed values: the log exactly as stored (the NATS relay publishes this). */
+  async readAllStored(afterPosition: number, limit = 1_000, db: Db = this.db): Promise<StoredEvent[]> {
+    const rows = await db
+      .selectFrom('events')
+      .select([...EVENT_COLUMNS])
+      .where('position', '>', afterPosition)
+      .orderBy('position')
+      .limit(limit)
+      .execute();
     return rows.map((row) => upcast(row as unknown as StoredEvent));
   }
 
@@ -232,7 +263,18 @@ export class EventStore {
    * memory (RecentCommits), anything else from `db`.
    */
   async readNext(afterPosition: number, limit: number, db: Db = this.db): Promise<StoredEvent[]> {
-    return this.recent.after(afterPosition, limit)?.map(upcast) ?? this.readAll(afterPosition, limit, db);
+    const recent = this.recent.after(afterPosition, limit)?.map(upcast);
+    return recent ? this.open(recent, db) : this.readAll(afterPosition, limit, db);
+  }
+
+  /** readNext without opening sealed values (see readAllStored). */
+  async readNextStored(afterPosition: number, limit: number, db: Db = this.db): Promise<StoredEvent[]> {
+    return this.recent.after(afterPosition, limit)?.map(upcast) ?? this.readAllStored(afterPosition, limit, db);
+  }
+
+  /** Personal values decrypted, or shredded where their key is gone. */
+  open(events: StoredEvent[], db: Db = this.db): Promise<StoredEvent[]> | StoredEvent[] {
+    return this.crypto ? this.crypto.openEvents(events, db) : events;
   }
 
   /** Events of `types` with `after < position <= upTo`, in global order, at most `limit`. */
@@ -240,7 +282,7 @@ export class EventStore {
     const recent = this.recent.range(after, upTo);
     if (recent) {
       const wanted = new Set(types);
-      return recent.filter((event) => wanted.has(event.type)).slice(0, limit).map(upcast);
+      return this.open(recent.filter((event) => wanted.has(event.type)).slice(0, limit).map(upcast));
     }
     const rows = await this.db
       .selectFrom('events')
@@ -251,7 +293,7 @@ export class EventStore {
       .orderBy('position')
       .limit(limit)
       .execute();
-    return rows.map((row) => upcast(row as unknown as StoredEvent));
+    return this.open(rows.map((row) => upcast(row as unknown as StoredEvent)));
   }
 
   async readStream(streamId: string, afterVersion = 0): Promise<StoredEvent[]> {
@@ -262,7 +304,7 @@ export class EventStore {
       .where('stream_version', '>', afterVersion)
       .orderBy('stream_version')
       .execute();
-    return rows.map((row) => upcast(row as unknown as StoredEvent));
+    return this.open(rows.map((row) => upcast(row as unknown as StoredEvent)));
   }
 
   async head(): Promise<{ position: number; hash: string }> {

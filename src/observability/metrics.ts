@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import type { EventStore } from '../eventstore/event-store.js';
 import type { Bus } from '../bus/bus.js';
 import { projectionLags } from './lag.js';
+import { registerForgettingMetrics } from './forgetting-metrics.js';
 
 export interface MetricsSources {
   db: Db;
@@ -131,6 +132,8 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
       this.set({ bus: sources.bus.kind }, sources.bus.isConnected() ? 1 : 0);
     },
   });
+
+  registerForgettingMetrics(registry, sources.db);
 
   return {
     registry,

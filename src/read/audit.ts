@@ -1,6 +1,10 @@
 import { sql, type SqlBool, type Expression } from 'kysely';
 import type { Db } from '../db/database.js';
-import { EVENT_COLUMNS } from '../eventstore/types.js';
+import { EVENT_COLUMNS, type StoredEvent } from '../eventstore/types.js';
+
+/** Decrypts sealed personal values (EventStore.open); a value whose key was destroyed reads as shredded. */
+export type EventOpener = (events: StoredEvent[]) => Promise<StoredEvent[]> | StoredEvent[];
+const asStored = (rows: unknown[]) => rows as StoredEvent[];
 
 /** One log entry as the audit API shows it: the envelope as stored (not upcast), secrets redacted. */
 export interface AuditEntry {
@@ -86,7 +90,7 @@ function toEntry(row: EventRow): AuditEntry {
 const COLUMNS = EVENT_COLUMNS;
 
 /** A page of the log in position order, after `filter.after`, matching every given filter. */
-export async function listAuditEvents(db: Db, filter: AuditFilter): Promise<AuditEntry[]> {
+export async function listAuditEvents(db: Db, filter: AuditFilter, open: EventOpener = (events) => events): Promise<AuditEntry[]> {
   let query = db
     .selectFrom('events')
     .select(COLUMNS)
@@ -98,16 +102,18 @@ export async function listAuditEvents(db: Db, filter: AuditFilter): Promise<Audi
   if (filter.streamIds && filter.streamIds.length > 0) query = query.where('stream_id', 'in', [...filter.streamIds]);
   if (filter.since !== undefined) query = query.where(sql<SqlBool>`(metadata->>'time')::timestamptz >= ${filter.since}::timestamptz`);
   if (filter.until !== undefined) query = query.where(sql<SqlBool>`(metadata->>'time')::timestamptz <= ${filter.until}::timestamptz`);
-  const rows = await query.orderBy('position').limit(filter.limit).execute();
+  const rows = await open(asStored(await query.orderBy('position').limit(filter.limit).execute()));
   return rows.map((row) => toEntry(row as unknown as EventRow));
 }
 
 /** Event types that make up a message's life (per-user flags are left out: they are not the message's). */
-const MESSAGE_LIFE_TYPES = ['MessageSent', 'MessageEdited', 'MessagesDeleted', 'ReactionAdded', 'ReactionRemoved'];
+const MESSAGE_LIFE_TYPES = ['MessageSent', 'MessageEdited', 'MessagesDeleted', 'MessagesShredded', 'ReactionAdded', 'ReactionRemoved'];
 
 export interface MessageLife {
   message_id: number;
   deleted: boolean;
+  /** its content was destroyed (crypto-shredding): the entries keep their metadata, never the content */
+  shredded: boolean;
   events: AuditEntry[];
 }
 
@@ -117,11 +123,11 @@ export interface MessageLife {
  * in `message_ids` (a topic move or a topic deletion covers many messages with one event).
  * null when the log never had such a message in this realm.
  */
-export async function messageLife(db: Db, realmId: number, messageId: number): Promise<MessageLife | null> {
+export async function messageLife(db: Db, realmId: number, messageId: number, open: EventOpener = (events) => events): Promise<MessageLife | null> {
   const asJson = JSON.stringify(messageId);
   const covers: Expression<SqlBool> = sql<SqlBool>`(
     stream_id = ${`message-${messageId}`}
-    OR (type IN ('MessageEdited', 'MessagesDeleted') AND data->'message_ids' @> ${asJson}::jsonb)
+    OR (type IN ('MessageEdited', 'MessagesDeleted', 'MessagesShredded') AND data->'message_ids' @> ${asJson}::jsonb)
     OR (type IN ('ReactionAdded', 'ReactionRemoved') AND data->'message_id' = ${asJson}::jsonb))`;
   const rows = await db
     .selectFrom('events')
@@ -131,7 +137,12 @@ export async function messageLife(db: Db, realmId: number, messageId: number): P
     .where(sql<SqlBool>`(metadata->>'realm_id')::int = ${realmId}`)
     .orderBy('position')
     .execute();
-  const entries = rows.map((row) => toEntry(row as unknown as EventRow));
+  const entries = (await open(asStored(rows))).map((row) => toEntry(row as unknown as EventRow));
   if (!entries.some((e) => e.type === 'MessageSent' && e.data.message_id === messageId)) return null;
-  return { message_id: messageId, deleted: entries.some((e) => e.type === 'MessagesDeleted'), events: entries };
+  return {
+    message_id: messageId,
+    deleted: entries.some((e) => e.type === 'MessagesDeleted' || e.type === 'MessagesShredded'),
+    shredded: entries.some((e) => e.type === 'MessagesShredded'),
+    events: entries,
+  };
 }

@@ -31,6 +31,7 @@ import { claimableUploadPaths } from './attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { usersMuting } from '../read/muted-users.js';
 import { isAdminRole } from '../domain/roles.js';
+import { deletedMessageGraceDays, shredMessages } from './forgetting.js';
 
 export const messageStream = (id: number) => `message-${id}`;
 export const flagsStream = (userId: number) => `message-flags-${userId}`;
@@ -448,9 +449,13 @@ export async function messageHistory(db: Db, user: UserRow, realm: RealmRow, mes
   return [{ topic: cur.topic, content: cur.content, rendered_content: cur.rendered, timestamp: Number(row.date_sent), user_id: row.sender_id }, ...versions];
 }
 
-/** DELETE /messages/{message_id}. */
-export async function deleteMessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, messageId: number): Promise<void> {
+/**
+ * DELETE /messages/{message_id}. The content stays readable in the log for the organization's
+ * grace period, then is shredded (src/services/forgetting.ts); `purge` (administrators) shreds now.
+ */
+export async function deleteMessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, messageId: number, options: { purge?: boolean } = {}): Promise<void> {
   const props = realm.properties as Record<string, unknown>;
+  if (options.purge && !isAdminRole(user.role)) throw errors.mustBeAdmin();
   await ctx.commands.run(metadataOf(meta), async () => {
     const row = await requireVisibleMessage(ctx.db, user, messageId);
     const events = decideDeleteMessage(senderOf(user), nowSeconds(meta), stateOf(row), {
@@ -459,6 +464,9 @@ export async function deleteMessage(ctx: ServiceContext, meta: RequestMeta, user
     });
     return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: undefined };
   });
+  if (options.purge || deletedMessageGraceDays(realm, ctx.config.deletedMessageShredDays) === 0) {
+    await shredMessages(ctx, meta, realm.id, [messageId], options.purge ? 'purge' : 'deleted');
+  }
 }
 
 /** POST and DELETE /messages/{message_id}/reactions. */

@@ -395,6 +395,18 @@ const CASES: Case[] = [
   },
   { method: 'POST', path: '/mobile_push/test_notification', allowed: HUMANS },
   { method: 'POST', path: '/invites', params: (c) => ({ invitee_emails: `${c.unique('invitee')}@example.com`, stream_ids: [] }), allowed: NON_GUESTS },
+  {
+    method: 'DELETE',
+    path: async (c) => {
+      await c.join(c.actor);
+      return `/messages/${await sendStream(c.s, c.other, c.channel.id, 'purge', 'doomed')}`;
+    },
+    params: () => ({ purge: true }),
+    allowed: ADMINS,
+    note: 'purge (shred at once)',
+  },
+  { method: 'POST', path: '/legal_holds', params: (c) => ({ scope: 'channel', id: c.channel.id }), allowed: new Set<RoleName>(['owner']) },
+  { method: 'DELETE', path: '/legal_holds', params: (c) => ({ scope: 'channel', id: c.channel.id }), allowed: new Set<RoleName>(['owner']) },
 ];
 
 async function newChannel(c: Ctx): Promise<{ id: number; name: string }> {

@@ -77,7 +77,7 @@ export default async function auditRoutes(app: FastifyInstance, { services }: { 
         after: params.after,
         maxPosition: params.max_position,
         limit: params.limit,
-      });
+      }, (rows) => ctx.store.open(rows));
       const head = await ctx.store.head();
       return {
         events,
@@ -94,7 +94,7 @@ export default async function auditRoutes(app: FastifyInstance, { services }: { 
     params: { properties: { message_id: { type: 'integer' } }, required: ['message_id'] },
     handler: async ({ params, user, realm }) => {
       requireAuditor(user);
-      const life = await messageLife(ctx.db, realm.id, params.message_id);
+      const life = await messageLife(ctx.db, realm.id, params.message_id, (rows) => ctx.store.open(rows));
       if (!life) throw errors.badRequest('Invalid message(s)');
       return { ...life };
     },

@@ -24,6 +24,7 @@ import mutedTopicRoutes from './muted-topics.js';
 import temporaryUploadUrlRoutes from './temporary-uploads.js';
 import inviteRoutes from './invites.js';
 import presenceRoutes from './presence.js';
+import legalHoldRoutes from './legal-holds.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -41,3 +42,4 @@ areaRoutes.push(scheduledMessageRoutes);
 areaRoutes.push(mutedUserRoutes, readReceiptRoutes);
 areaRoutes.push(devLoginRoutes, callRoutes, pushTestRoutes, channelEmailRoutes, mutedTopicRoutes, temporaryUploadUrlRoutes, inviteRoutes);
 areaRoutes.push(presenceRoutes);
+areaRoutes.push(legalHoldRoutes);

@@ -250,12 +250,13 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
     },
   });
 
-  defineRoute<{ message_id: number }>(app, {
+  defineRoute<{ message_id: number; purge?: boolean }>(app, {
     method: 'DELETE',
     url: '/messages/:message_id',
-    params: { properties: { message_id: { type: 'integer' } }, required: ['message_id'] },
+    // purge (an extension, administrators only): shred the content now instead of after the grace period.
+    params: { properties: { message_id: { type: 'integer' }, purge: { type: 'boolean' } }, required: ['message_id'] },
     handler: async ({ params, user, realm, meta }) => {
-      await deleteMessage(ctx, meta, user, realm, params.message_id);
+      await deleteMessage(ctx, meta, user, realm, params.message_id, { purge: params.purge });
     },
   });
 

@@ -1,0 +1,139 @@
+/**
+ * Cost of crypto-shredding on real PostgreSQL. Writes bench/results/forgetting.json.
+ *
+ *   npx tsx bench/forgetting.ts   (BENCH_DATABASE_URL; BENCH_SECONDS per send round, default 10;
+ *                                  BENCH_SHRED messages to shred by retention, default 100,000)
+ *
+ * 1. Send throughput and p99 through the message service (8 senders), in alternating rounds with
+ *    encryption on and off in the same run (off = the store writes plaintext, as before).
+ * 2. Rebuild events/s of the whole log with encryption on (every MessageSent opened again).
+ * 3. BENCH_SHRED old messages (appended through the store, sealed) shredded by the retention job,
+ *    while one sender keeps sending: the job's time and the worst send latency meanwhile.
+ */
+import { randomUUID, randomBytes } from 'node:crypto';
+import { loadConfig } from '../src/config.js';
+import { createPlatform } from '../src/platform.js';
+import { allProjections } from '../projections/index.js';
+import { ensureOrganization } from '../src/services/bootstrap.js';
+import { createUser } from '../src/services/users.js';
+import { subscribe } from '../src/services/channels.js';
+import { sendMessage, messageStream } from '../src/services/messages.js';
+import { getRealm } from '../src/read/realm.js';
+import { Role } from '../src/domain/roles.js';
+import { applyRetention } from '../src/services/retention.js';
+import { EventCrypto } from '../src/eventstore/crypto/index.js';
+import { freshDatabase, percentile, throughput, writeResult } from './util.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SHRED = Number(process.env.BENCH_SHRED ?? 100_000);
+const SENDERS = 8;
+const ROUNDS = 2;
+
+const database = await freshDatabase('bench_forgetting');
+const config = {
+  ...loadConfig({ LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' }),
+  databaseUrl: database.url,
+  natsUrl: undefined,
+  dataKeySecret: randomBytes(32).toString('hex'),
+  forgettingIntervalSeconds: 0,
+};
+const platform = await createPlatform(config, { projections: allProjections });
+const crypto = platform.store.crypto!;
+try {
+  const { db, store } = platform;
+  const { realmId } = await ensureOrganization(platform, { writeZuliprc: false });
+  const meta = (actorId: number | null, now = new Date()) => ({ actorId, realmId, client: 'bench', requestId: randomUUID(), now });
+  const owner = await db.selectFrom('users').selectAll().where('role', '=', Role.OWNER).executeTakeFirstOrThrow();
+  const userIds = [owner.id];
+  for (let i = 1; i < SENDERS; i++) userIds.push((await createUser(platform, meta(owner.id), { email: `u${i}@example.com`, full_name: `U ${i}`, role: Role.MEMBER })).user_id);
+  let realm = (await getRealm(db, realmId))!;
+  await subscribe(platform, meta(owner.id), owner, realm, { subscriptions: [{ name: 'bench' }], principals: userIds });
+  const stream = await db.selectFrom('streams').select('id').where('name', '=', 'bench').executeTakeFirstOrThrow();
+  const users = await db.selectFrom('users').selectAll().where('id', 'in', userIds).orderBy('id').execute();
+  const send = (w: number, i: number) =>
+    sendMessage(platform, meta(users[w]!.id), users[w]!, realm, { type: 'stream', to: stream.id, topic: `topic ${w % 3}`, content: `message ${i} from ${w}: some words of a usual length, with **markdown**` }).then(() => undefined);
+
+  // 1. Send: rounds alternate so drift of the machine hits both alike.
+  await throughput(SENDERS, 2_000, send); // warm-up
+  const rounds: Record<'on' | 'off', Array<{ perSecond: number; p99: number }>> = { on: [], off: [] };
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const mode of ['on', 'off'] as const) {
+      platform.store.crypto = mode === 'on' ? crypto : undefined;
+      const result = await throughput(SENDERS, SECONDS * 1000, send);
+      rounds[mode].push({ perSecond: result.perSecond, p99: percentile(result.latencies, 99) });
+      console.log(`send, encryption ${mode}: ${result.perSecond} msg/s, p99 ${percentile(result.latencies, 99)} ms`);
+    }
+  }
+  platform.store.crypto = crypto;
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sendOn = mean(rounds.on.map((x) => x.perSecond));
+  const sendOff = mean(rounds.off.map((x) => x.perSecond));
+
+  // 3 (set-up). Old messages to shred: MessageSent events as the service writes them, 400 days old.
+  const template = (await store.readStream(messageStream((await db.selectFrom('messages').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow()).id)))[0]!.data;
+  const oldSeconds = Math.floor(Date.now() / 1000) - 400 * 86_400;
+  for (let done = 0; done < SHRED; done += 1_000) {
+    const appends = [];
+    for (let i = 0; i < Math.min(1_000, SHRED - done); i++) {
+      const id = await platform.commands.nextId('message_id_seq');
+      appends.push({ streamId: messageStream(id), expectedVersion: -1, events: [{ type: 'MessageSent', data: { ...template, message_id: id, date_sent: oldSeconds, content: `old ${id}`, rendered_content: `<p>old ${id}</p>`, sender_queue_id: null, local_id: null } }] });
+    }
+    const events = await store.append(appends, { actor_id: owner.id, realm_id: realmId, client: 'bench', request_id: randomUUID(), time: new Date().toISOString() });
+    await platform.projections.waitFor(events[events.length - 1]!.position, 120_000);
+  }
+  console.log(`appended ${SHRED} old messages`);
+
+  // 2. Rebuild with encryption on.
+  const head = (await store.head()).position;
+  const rebuildStarted = performance.now();
+  await platform.projections.rebuild();
+  const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
+  const rebuildPerSecond = Math.round(head / rebuildSeconds);
+  console.log(`rebuild: ${head} events in ${rebuildSeconds.toFixed(1)} s (${rebuildPerSecond} events/s)`);
+
+  // 2b. What opening costs a reader: every event of the log opened again (keys cached, views not).
+  const stored = [];
+  for (let after = 0; ; ) {
+    const page = await store.readAllStored(after, 5_000);
+    if (page.length === 0) break;
+    stored.push(...page);
+    after = page[page.length - 1]!.position;
+  }
+  const reader = new EventCrypto(crypto.keys);
+  const openStarted = performance.now();
+  await reader.openEvents(stored);
+  const openMicros = ((performance.now() - openStarted) * 1000) / stored.length;
+  console.log(`opening: ${openMicros.toFixed(1)} µs per event (${stored.length} events)`);
+
+  // 3. Retention: the organization keeps 365 days; one sender keeps sending meanwhile.
+  realm = { ...realm, properties: { ...(realm.properties as object), message_retention_days: 365 } };
+  let shredding = true;
+  const sendLatencies: number[] = [];
+  const sender = (async () => {
+    for (let i = 0; shredding; i++) {
+      const t0 = performance.now();
+      await send(0, i);
+      sendLatencies.push(performance.now() - t0);
+    }
+  })();
+  const shredStarted = performance.now();
+  const shredded = await applyRetention(platform, realm, new Date());
+  const shredSeconds = (performance.now() - shredStarted) / 1000;
+  shredding = false;
+  await sender;
+  console.log(`retention shredded ${shredded} messages in ${shredSeconds.toFixed(1)} s; sends meanwhile: ${sendLatencies.length}, max ${Math.max(...sendLatencies).toFixed(1)} ms, p99 ${percentile(sendLatencies, 99)} ms`);
+
+  const file = writeResult('forgetting', {
+    benchmark: 'forgetting',
+    date: new Date().toISOString(),
+    scale: { send_seconds_per_round: SECONDS, shred_messages: SHRED, note: 'short run on a shared, overloaded machine; BENCH_SHRED=100000 is the target size' },
+    machine: { cpus: (await import('node:os')).cpus().length, loadavg: (await import('node:os')).loadavg() },
+    send: { senders: SENDERS, seconds_per_round: SECONDS, rounds, encryption_on_per_second: Math.round(sendOn), encryption_off_per_second: Math.round(sendOff), slowdown: Number((1 - sendOn / sendOff).toFixed(3)), target_slowdown_max: 0.1 },
+    rebuild: { events: head, seconds: Number(rebuildSeconds.toFixed(2)), events_per_second: rebuildPerSecond, target_min: 20_000, open_microseconds_per_event: Number(openMicros.toFixed(2)), open_ceiling_events_per_second: Math.round(1e6 / openMicros) },
+    retention_shred: { messages: shredded, seconds: Number(shredSeconds.toFixed(2)), target_seconds_max: 30, sends_meanwhile: sendLatencies.length, send_latency_max_ms: Number(Math.max(...sendLatencies).toFixed(1)), send_latency_p99_ms: percentile(sendLatencies, 99), target_send_block_max_ms: 100 },
+  });
+  console.log(`written to ${file}`);
+} finally {
+  await platform.close();
+  await database.drop();
+}
