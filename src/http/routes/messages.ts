@@ -41,10 +41,11 @@ interface WindowQuery {
 
 function windowOf(params: WindowQuery): FetchParams {
   let anchor: FetchParams['anchor'];
-  if (params.anchor === undefined || params.anchor === '') {
-    if (!params.use_first_unread_anchor) throw errors.missingArgument('anchor');
-    anchor = 'first_unread';
-  } else if (params.anchor === 'newest' || params.anchor === 'oldest' || params.anchor === 'first_unread') anchor = params.anchor;
+  // The deprecated use_first_unread_anchor wins over any anchor, as on the real server (older clients
+  // send it beside anchor=0).
+  if (params.use_first_unread_anchor) anchor = 'first_unread';
+  else if (params.anchor === undefined || params.anchor === '') throw errors.missingArgument('anchor');
+  else if (params.anchor === 'newest' || params.anchor === 'oldest' || params.anchor === 'first_unread') anchor = params.anchor;
   else if (/^-?\d+$/.test(params.anchor.trim())) anchor = Math.max(0, Number(params.anchor.trim()));
   else throw errors.badRequest('Invalid anchor');
   if (params.num_before === undefined) throw errors.missingArgument('num_before');
