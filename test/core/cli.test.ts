@@ -40,8 +40,11 @@ t.test('create-user, verify, rebuild, export and import round trip', async (t) =
   t.ok(existsSync(file));
   t.equal(readFileSync(file, 'utf8').trim().split('\n').length, exported);
 
-  const target = { ...(await testConfig()), dataDir: path.join(dir, 'target') };
-  const imported = await importCommand(target, allProjections, out, file);
+  // A full restore: the source's key-encryption key and the data keys exported beside the log
+  // (the organization's welcome messages are sealed; without the keys they would read as shredded).
+  const secret = readFileSync(path.join(source.dataDir, 'data-key-secret'), 'utf8');
+  const target = { ...(await testConfig()), dataDir: path.join(dir, 'target'), dataKeySecret: secret };
+  const imported = await importCommand(target, allProjections, out, file, `${file}.keys`);
   t.equal(imported, exported);
   t.equal(await verifyCommand(target, allProjections, out, head), true, 'the imported log has the same head hash');
   const tables = allProjections.flatMap((p) => p.tables).filter((x) => x !== 'event_queues');
