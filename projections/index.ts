@@ -12,6 +12,7 @@ import { channelsProjection } from './channels.js';
 import { messagesProjection } from './messages.js';
 import { alertWordsProjection } from './alert-words.js';
 import { realmEmojiProjection } from './realm-emoji.js';
+import { botStorageProjection } from './bot-storage.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -28,4 +29,5 @@ export const allProjections: readonly Projection[] = [
   pushDevicesProjection,
   attachmentsProjection,
   realmEmojiProjection,
+  botStorageProjection,
 ];

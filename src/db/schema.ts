@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { BotStorageTables } from './schema/bot-storage.js';
 import type { DraftPlaygroundAttachmentPushTables } from './schema/drafts-playgrounds-attachments-push.js';
 import type { MessageTables } from './schema/messages.js';
 import type { RealmEmojiTables } from './schema/realm-emoji.js';
@@ -183,7 +184,7 @@ export interface SharedAreaTables {
  * Tables of the core and of each API area. An area declares its table interfaces and an
  * `<Area>Tables` interface in this file (or in src/db/schema/<area>.ts) and adds it to `extends`.
  */
-export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables {
+export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables, BotStorageTables {
   events: EventsTable;
   log_identity: LogIdentityTable;
   checkpoints: CheckpointsTable;

@@ -13,6 +13,7 @@ import type { SettingsEvent } from './settings/events.js';
 import type { AlertWordsEvent } from './alert-words/events.js';
 import type { TypingEvent } from './typing/events.js';
 import type { RealmEmojiEvent } from './realm-emoji/events.js';
+import type { BotStorageEvent } from './bot-storage/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -30,7 +31,8 @@ export type DomainEvent =
   | UserGroupEvent
   | PushEvent
   | AttachmentEvent
-  | RealmEmojiEvent;
+  | RealmEmojiEvent
+  | BotStorageEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

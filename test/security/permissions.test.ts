@@ -246,6 +246,17 @@ const CASES: Case[] = [
   { method: 'PATCH', path: '/realm/user_settings_defaults', params: () => ({ dense_mode: false }), allowed: ADMINS },
   { method: 'POST', path: '/users/me/alert_words', params: () => ({ alert_words: ['perm'] }), allowed: ALL },
   { method: 'DELETE', path: '/users/me/alert_words', params: () => ({ alert_words: ['perm'] }), allowed: ALL },
+  // The real server's bot storage is keyed by the requesting user and takes any active user.
+  { method: 'PUT', path: '/bot_storage', params: () => ({ storage: { perm: 'value' } }), allowed: ALL },
+  {
+    method: 'DELETE',
+    path: '/bot_storage',
+    params: async (c) => {
+      await c.s.api('PUT', '/bot_storage', c.actor, { storage: { doomed: 'x' } });
+      return { keys: ['doomed'] };
+    },
+    allowed: ALL,
+  },
   {
     method: 'POST',
     path: '/typing',

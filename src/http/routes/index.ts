@@ -13,6 +13,7 @@ import typingRoutes from './typing.js';
 import messageRoutes from './messages.js';
 import auditRoutes from './audit.js';
 import realmEmojiRoutes from './realm-emoji.js';
+import botStorageRoutes from './bot-storage.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -26,3 +27,4 @@ areaRoutes.push(settingsRoutes, alertWordRoutes, typingRoutes);
 areaRoutes.push(messageRoutes);
 areaRoutes.push(auditRoutes);
 areaRoutes.push(realmEmojiRoutes);
+areaRoutes.push(botStorageRoutes);
