@@ -246,6 +246,27 @@ const CASES: Case[] = [
   { method: 'PATCH', path: '/realm/user_settings_defaults', params: () => ({ dense_mode: false }), allowed: ADMINS },
   { method: 'POST', path: '/users/me/alert_words', params: () => ({ alert_words: ['perm'] }), allowed: ALL },
   { method: 'DELETE', path: '/users/me/alert_words', params: () => ({ alert_words: ['perm'] }), allowed: ALL },
+  // The real server's per-service push routes are @human_users_only.
+  { method: 'POST', path: '/users/me/apns_device_token', params: () => ({ token: 'c'.repeat(64), appid: 'org.example.app' }), allowed: HUMANS },
+  {
+    method: 'DELETE',
+    path: '/users/me/apns_device_token',
+    params: async (c) => {
+      await c.s.api('POST', '/users/me/apns_device_token', c.actor, { token: 'd'.repeat(64), appid: 'org.example.app' });
+      return { token: 'd'.repeat(64) };
+    },
+    allowed: HUMANS,
+  },
+  { method: 'POST', path: '/users/me/android_gcm_reg_id', params: () => ({ token: 'e'.repeat(64) }), allowed: HUMANS },
+  {
+    method: 'DELETE',
+    path: '/users/me/android_gcm_reg_id',
+    params: async (c) => {
+      await c.s.api('POST', '/users/me/android_gcm_reg_id', c.actor, { token: 'f'.repeat(64) });
+      return { token: 'f'.repeat(64) };
+    },
+    allowed: HUMANS,
+  },
   // The real server's bot storage is keyed by the requesting user and takes any active user.
   { method: 'PUT', path: '/bot_storage', params: () => ({ storage: { perm: 'value' } }), allowed: ALL },
   {
