@@ -80,7 +80,7 @@ export default async function attachmentRoutes(app: FastifyInstance, { services 
 const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|bmp)|video\/(mp4|webm|ogg)|audio\/(mpeg|ogg|wav|webm)|application\/pdf|text\/plain)$/;
 
 /** May the user download this file: its uploader, or anyone who can read a message linking it. */
-async function mayDownload(ctx: ServiceContext, user: UserRow, attachment: { id: number; owner_id: number; realm_id: number }): Promise<boolean> {
+export async function mayDownload(ctx: ServiceContext, user: UserRow, attachment: { id: number; owner_id: number; realm_id: number }): Promise<boolean> {
   if (attachment.realm_id !== user.realm_id) return false;
   if (attachment.owner_id === user.id) return true;
   const rows = await getMessageRows(ctx.db, await linkedMessageIds(ctx.db, attachment.id));
