@@ -267,6 +267,8 @@ const CASES: Case[] = [
     },
     allowed: HUMANS,
   },
+  { method: 'POST', path: '/zcommand', params: () => ({ command: '/ping' }), allowed: ALL },
+  { method: 'POST', path: '/calls/zoom/create', allowed: NOBODY, note: 'no video call service: "Zoom credentials have not been configured"' },
   // The real server's bot storage is keyed by the requesting user and takes any active user.
   { method: 'PUT', path: '/bot_storage', params: () => ({ storage: { perm: 'value' } }), allowed: ALL },
   {

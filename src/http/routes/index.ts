@@ -14,6 +14,7 @@ import messageRoutes from './messages.js';
 import auditRoutes from './audit.js';
 import realmEmojiRoutes from './realm-emoji.js';
 import botStorageRoutes from './bot-storage.js';
+import webCommandRoutes from './web-commands.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -29,3 +30,4 @@ areaRoutes.push(auditRoutes);
 areaRoutes.push(realmEmojiRoutes);
 areaRoutes.push(botStorageRoutes);
 areaRoutes.push(legacyPushRoutes);
+areaRoutes.push(webCommandRoutes);
