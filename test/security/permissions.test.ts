@@ -267,6 +267,15 @@ const CASES: Case[] = [
     },
     allowed: HUMANS,
   },
+  {
+    method: 'PATCH',
+    path: async (c) => {
+      await c.join(c.actor);
+      return `/users/me/subscriptions/${c.channel.id}`;
+    },
+    params: () => ({ property: 'pin_to_top', value: true }),
+    allowed: ALL,
+  },
   { method: 'POST', path: '/zcommand', params: () => ({ command: '/ping' }), allowed: ALL },
   { method: 'POST', path: '/calls/zoom/create', allowed: NOBODY, note: 'no video call service: "Zoom credentials have not been configured"' },
   // The real server's bot storage is keyed by the requesting user and takes any active user.

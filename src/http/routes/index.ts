@@ -15,6 +15,7 @@ import auditRoutes from './audit.js';
 import realmEmojiRoutes from './realm-emoji.js';
 import botStorageRoutes from './bot-storage.js';
 import webCommandRoutes from './web-commands.js';
+import subscriptionPropertyRoutes from './subscription-property.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -31,3 +32,4 @@ areaRoutes.push(realmEmojiRoutes);
 areaRoutes.push(botStorageRoutes);
 areaRoutes.push(legacyPushRoutes);
 areaRoutes.push(webCommandRoutes);
+areaRoutes.push(subscriptionPropertyRoutes);
