@@ -13,6 +13,7 @@ import { messagesProjection } from './messages.js';
 import { alertWordsProjection } from './alert-words.js';
 import { realmEmojiProjection } from './realm-emoji.js';
 import { botStorageProjection } from './bot-storage.js';
+import { tutorialStatusProjection } from './tutorial-status.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -30,4 +31,5 @@ export const allProjections: readonly Projection[] = [
   attachmentsProjection,
   realmEmojiProjection,
   botStorageProjection,
+  tutorialStatusProjection,
 ];

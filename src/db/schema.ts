@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { BotStorageTables } from './schema/bot-storage.js';
+import type { TutorialStatusTables } from './schema/tutorial-status.js';
 import type { DraftPlaygroundAttachmentPushTables } from './schema/drafts-playgrounds-attachments-push.js';
 import type { MessageTables } from './schema/messages.js';
 import type { RealmEmojiTables } from './schema/realm-emoji.js';
@@ -184,7 +185,7 @@ export interface SharedAreaTables {
  * Tables of the core and of each API area. An area declares its table interfaces and an
  * `<Area>Tables` interface in this file (or in src/db/schema/<area>.ts) and adds it to `extends`.
  */
-export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables, BotStorageTables {
+export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables, BotStorageTables, TutorialStatusTables {
   events: EventsTable;
   log_identity: LogIdentityTable;
   checkpoints: CheckpointsTable;

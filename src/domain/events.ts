@@ -14,6 +14,7 @@ import type { AlertWordsEvent } from './alert-words/events.js';
 import type { TypingEvent } from './typing/events.js';
 import type { RealmEmojiEvent } from './realm-emoji/events.js';
 import type { BotStorageEvent } from './bot-storage/events.js';
+import type { TutorialEvent } from './tutorial/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -32,7 +33,8 @@ export type DomainEvent =
   | PushEvent
   | AttachmentEvent
   | RealmEmojiEvent
-  | BotStorageEvent;
+  | BotStorageEvent
+  | TutorialEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

@@ -49,3 +49,21 @@ t.test('POST /calls/zoom/create: no video call service is configured', async (t)
   t.equal((await s.api('POST', '/calls/zoom/create', alice, { is_video_call: 'maybe' })).status, 400);
   t.equal((await s.api('POST', '/calls/zoom/create', null, {})).status, 401);
 });
+
+t.test('POST /users/me/tutorial_status: started or finished, human users only', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bot = await s.user(Role.MEMBER, 'Bot', { bot_type: 1, bot_owner_id: alice.id });
+  const status = async () => (await s.platform.db.selectFrom('tutorial_status').select('status').where('user_id', '=', alice.id).executeTakeFirst())?.status;
+  t.equal(await status(), undefined);
+  t.equal((await s.api('POST', '/users/me/tutorial_status', alice, { status: 'started' })).status, 200);
+  t.equal(await status(), 'started');
+  t.equal((await s.api('POST', '/users/me/tutorial_status', alice, { status: 'finished' })).status, 200);
+  t.equal(await status(), 'finished');
+  t.same((await s.api('POST', '/users/me/tutorial_status', alice, { status: 'skipped' })).body, { result: 'error', code: 'BAD_REQUEST', msg: 'Invalid status' });
+  t.equal((await s.api('POST', '/users/me/tutorial_status', alice, {})).body.code, 'REQUEST_VARIABLE_MISSING');
+  t.equal((await s.api('POST', '/users/me/tutorial_status', bot, { status: 'started' })).body.msg, 'This endpoint does not accept bot requests.');
+  t.equal(await status(), 'finished', 'refused requests changed nothing');
+  const stored = await s.platform.db.selectFrom('events').select('type').where('stream_id', '=', `tutorial-${alice.id}`).execute();
+  t.equal(stored.length, 2, 'kept as events');
+});

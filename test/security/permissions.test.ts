@@ -276,6 +276,7 @@ const CASES: Case[] = [
     params: () => ({ property: 'pin_to_top', value: true }),
     allowed: ALL,
   },
+  { method: 'POST', path: '/users/me/tutorial_status', params: () => ({ status: 'finished' }), allowed: HUMANS, note: 'bots: "This endpoint does not accept bot requests."' },
   { method: 'POST', path: '/zcommand', params: () => ({ command: '/ping' }), allowed: ALL },
   { method: 'POST', path: '/calls/zoom/create', allowed: NOBODY, note: 'no video call service: "Zoom credentials have not been configured"' },
   // The real server's bot storage is keyed by the requesting user and takes any active user.

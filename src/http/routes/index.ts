@@ -14,7 +14,7 @@ import messageRoutes from './messages.js';
 import auditRoutes from './audit.js';
 import realmEmojiRoutes from './realm-emoji.js';
 import botStorageRoutes from './bot-storage.js';
-import webCommandRoutes from './web-commands.js';
+import webCommandRoutes, { tutorialStatusRoutes } from './web-commands.js';
 import subscriptionPropertyRoutes from './subscription-property.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
@@ -31,5 +31,5 @@ areaRoutes.push(auditRoutes);
 areaRoutes.push(realmEmojiRoutes);
 areaRoutes.push(botStorageRoutes);
 areaRoutes.push(legacyPushRoutes);
-areaRoutes.push(webCommandRoutes);
+areaRoutes.push(webCommandRoutes, tutorialStatusRoutes);
 areaRoutes.push(subscriptionPropertyRoutes);

@@ -5,6 +5,7 @@ import { DEFAULT_USER_SETTINGS } from '../../domain/settings/defaults.js';
 import { decideZcommand, ZcommandError } from '../../domain/settings/zcommands.js';
 import { changeOwnSettings } from '../../services/settings.js';
 import { mailerFor } from '../../services/mailer.js';
+import { setTutorialStatus } from '../../services/tutorial.js';
 import type { AppServices } from '../services.js';
 
 /** Routes the web app calls that have no API documentation: /zcommand and the Zoom call button. */
@@ -35,6 +36,21 @@ export default async function webCommandRoutes(app: FastifyInstance, { services 
     params: { properties: { is_video_call: { type: 'boolean' } } },
     handler: async () => {
       throw errors.badRequest('Zoom credentials have not been configured');
+    },
+  });
+}
+
+/** POST /users/me/tutorial_status: the real server's human-only record of the web tutorial's progress. */
+export async function tutorialStatusRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
+  const { ctx } = services;
+  defineRoute<{ status: string }>(app, {
+    method: 'POST',
+    url: '/users/me/tutorial_status',
+    params: { properties: { status: { type: 'string' } }, required: ['status'] },
+    handler: async ({ params, user, meta }) => {
+      if (user.is_bot) throw errors.badRequest('This endpoint does not accept bot requests.');
+      if (params.status !== 'started' && params.status !== 'finished') throw errors.badRequest('Invalid status');
+      await setTutorialStatus(ctx, meta, user.id, params.status);
     },
   });
 }
