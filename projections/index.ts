@@ -17,6 +17,8 @@ import { mutedUsersProjection } from './muted-users.js';
 import { invitesProjection } from './invites.js';
 import { userPresenceProjection, userStatusProjection } from './presence.js';
 import { forgettingProjection } from './forgetting.js';
+import { botStorageProjection } from './bot-storage.js';
+import { tutorialStatusProjection } from './tutorial-status.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -39,4 +41,6 @@ export const allProjections: readonly Projection[] = [
   userPresenceProjection,
   userStatusProjection,
   forgettingProjection,
+  botStorageProjection,
+  tutorialStatusProjection,
 ];

@@ -8,8 +8,8 @@ export const pushDevicesProjection = defineProjection({
     PushDeviceRegistered: async (trx, d) => {
       await trx
         .insertInto('push_devices')
-        .values({ user_id: d.user_id, token: d.token, appid: d.appid, last_updated: d.time })
-        .onConflict((oc) => oc.columns(['user_id', 'token']).doUpdateSet({ appid: d.appid, last_updated: d.time }))
+        .values({ user_id: d.user_id, token: d.token, appid: d.appid, last_updated: d.time, kind: d.kind ?? null })
+        .onConflict((oc) => oc.columns(['user_id', 'token']).doUpdateSet({ appid: d.appid, last_updated: d.time, kind: d.kind ?? null }))
         .execute();
     },
     PushDeviceRemoved: async (trx, d) => {

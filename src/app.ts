@@ -17,6 +17,7 @@ import { invitationConfirmRoutes } from './http/routes/invites.js';
 import { avatarDownloadRoutes } from './http/routes/users.js';
 import { emojiImageRoutes } from './http/routes/realm-emoji.js';
 import { emailConfirmationRoutes } from './http/routes/settings.js';
+import { avatarRedirectRoutes, thumbnailRoutes } from './http/routes/redirects.js';
 import type { AppServices } from './http/services.js';
 import type { ParamsSpec } from './http/params.js';
 import './event-queue/areas/index.js';
@@ -69,6 +70,8 @@ async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   await fastify.register(emojiImageRoutes, { services: opts.services });
   await fastify.register(emailConfirmationRoutes, { services: opts.services });
   await fastify.register(invitationConfirmRoutes, { services: opts.services });
+  await fastify.register(avatarRedirectRoutes, { services: opts.services });
+  await fastify.register(thumbnailRoutes, { services: opts.services });
   await fastify.register(
     async (api) => {
       await api.register(serverRoutes, { services: opts.services });

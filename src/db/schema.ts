@@ -1,4 +1,6 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { BotStorageTables } from './schema/bot-storage.js';
+import type { TutorialStatusTables } from './schema/tutorial-status.js';
 import type { DraftPlaygroundAttachmentPushTables } from './schema/drafts-playgrounds-attachments-push.js';
 import type { MessageTables } from './schema/messages.js';
 import type { RealmEmojiTables } from './schema/realm-emoji.js';
@@ -190,7 +192,7 @@ export interface SharedAreaTables {
  * `<Area>Tables` interface in this file (or in src/db/schema/<area>.ts) and adds it to `extends`.
  */
 export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables,
-  ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables, ForgettingTables {
+  ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables, ForgettingTables, BotStorageTables, TutorialStatusTables {
   events: EventsTable;
   log_identity: LogIdentityTable;
   checkpoints: CheckpointsTable;

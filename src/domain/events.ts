@@ -20,6 +20,8 @@ import type { InviteEvent } from './invites/events.js';
 import type { PresenceEvent } from './presence/events.js';
 import type { UserStatusEvent } from './user-status/events.js';
 import type { ForgettingEvent } from './forgetting/events.js';
+import type { BotStorageEvent } from './bot-storage/events.js';
+import type { TutorialEvent } from './tutorial/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -44,7 +46,9 @@ export type DomainEvent =
   | InviteEvent
   | PresenceEvent
   | UserStatusEvent
-  | ForgettingEvent;
+  | ForgettingEvent
+  | BotStorageEvent
+  | TutorialEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

@@ -9,8 +9,8 @@ export async function changePushDevices(ctx: ServiceContext, meta: RequestMeta, 
   await ctx.commands.run(metadataOf(meta), async () => {
     const streamId = pushStream(userId);
     const version = await streamVersion(ctx, streamId);
-    const rows = await ctx.db.selectFrom('push_devices').select('token').where('user_id', '=', userId).execute();
-    const events = decidePush(command, { user_id: userId, tokens: rows.map((r) => r.token) });
+    const rows = await ctx.db.selectFrom('push_devices').select(['token', 'kind']).where('user_id', '=', userId).execute();
+    const events = decidePush(command, { user_id: userId, tokens: rows });
     return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events }], result: undefined };
   });
 }

@@ -255,6 +255,50 @@ const CASES: Case[] = [
   { method: 'DELETE', path: '/users/me/alert_words', params: () => ({ alert_words: ['perm'] }), allowed: ALL },
   { method: 'POST', path: '/users/me/presence', params: () => ({ status: 'active', ping_only: true }), allowed: HUMANS, note: 'bots: "This endpoint does not accept bot requests."' },
   { method: 'POST', path: '/users/me/status', params: () => ({ status_text: 'perm' }), allowed: HUMANS, note: 'bots: "This endpoint does not accept bot requests."' },
+  // The real server's per-service push routes are @human_users_only.
+  { method: 'POST', path: '/users/me/apns_device_token', params: () => ({ token: 'c'.repeat(64), appid: 'org.example.app' }), allowed: HUMANS },
+  {
+    method: 'DELETE',
+    path: '/users/me/apns_device_token',
+    params: async (c) => {
+      await c.s.api('POST', '/users/me/apns_device_token', c.actor, { token: 'd'.repeat(64), appid: 'org.example.app' });
+      return { token: 'd'.repeat(64) };
+    },
+    allowed: HUMANS,
+  },
+  { method: 'POST', path: '/users/me/android_gcm_reg_id', params: () => ({ token: 'e'.repeat(64) }), allowed: HUMANS },
+  {
+    method: 'DELETE',
+    path: '/users/me/android_gcm_reg_id',
+    params: async (c) => {
+      await c.s.api('POST', '/users/me/android_gcm_reg_id', c.actor, { token: 'f'.repeat(64) });
+      return { token: 'f'.repeat(64) };
+    },
+    allowed: HUMANS,
+  },
+  {
+    method: 'PATCH',
+    path: async (c) => {
+      await c.join(c.actor);
+      return `/users/me/subscriptions/${c.channel.id}`;
+    },
+    params: () => ({ property: 'pin_to_top', value: true }),
+    allowed: ALL,
+  },
+  { method: 'POST', path: '/users/me/tutorial_status', params: () => ({ status: 'finished' }), allowed: HUMANS, note: 'bots: "This endpoint does not accept bot requests."' },
+  { method: 'POST', path: '/zcommand', params: () => ({ command: '/ping' }), allowed: ALL },
+  { method: 'POST', path: '/calls/zoom/create', allowed: NOBODY, note: 'no video call service: "Zoom credentials have not been configured"' },
+  // The real server's bot storage is keyed by the requesting user and takes any active user.
+  { method: 'PUT', path: '/bot_storage', params: () => ({ storage: { perm: 'value' } }), allowed: ALL },
+  {
+    method: 'DELETE',
+    path: '/bot_storage',
+    params: async (c) => {
+      await c.s.api('PUT', '/bot_storage', c.actor, { storage: { doomed: 'x' } });
+      return { keys: ['doomed'] };
+    },
+    allowed: ALL,
+  },
   {
     method: 'POST',
     path: '/typing',

@@ -46,6 +46,8 @@ export interface PushDevicesTable {
   token: string;
   appid: string;
   last_updated: number;
+  /** 'apns' or 'fcm' for tokens from the per-service routes (migration 0151); null from push_device_token */
+  kind: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface DraftPlaygroundAttachmentPushTables {

@@ -5,7 +5,7 @@ import channelRoutes from './channels.js';
 import linkifierRoutes from './linkifiers.js';
 import playgroundRoutes from './playgrounds.js';
 import userGroupRoutes from './user-groups.js';
-import pushRoutes from './push.js';
+import pushRoutes, { legacyPushRoutes } from './push.js';
 import attachmentRoutes from './attachments.js';
 import settingsRoutes from './settings.js';
 import alertWordRoutes from './alert-words.js';
@@ -25,6 +25,9 @@ import temporaryUploadUrlRoutes from './temporary-uploads.js';
 import inviteRoutes from './invites.js';
 import presenceRoutes from './presence.js';
 import legalHoldRoutes from './legal-holds.js';
+import botStorageRoutes from './bot-storage.js';
+import webCommandRoutes, { tutorialStatusRoutes } from './web-commands.js';
+import subscriptionPropertyRoutes from './subscription-property.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -43,3 +46,7 @@ areaRoutes.push(mutedUserRoutes, readReceiptRoutes);
 areaRoutes.push(devLoginRoutes, callRoutes, pushTestRoutes, channelEmailRoutes, mutedTopicRoutes, temporaryUploadUrlRoutes, inviteRoutes);
 areaRoutes.push(presenceRoutes);
 areaRoutes.push(legalHoldRoutes);
+areaRoutes.push(botStorageRoutes);
+areaRoutes.push(legacyPushRoutes);
+areaRoutes.push(webCommandRoutes, tutorialStatusRoutes);
+areaRoutes.push(subscriptionPropertyRoutes);

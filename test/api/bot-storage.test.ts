@@ -1,0 +1,74 @@
+import t from 'tap';
+import { startTestServer, Role } from '../helpers/server.js';
+
+t.test('bot storage: set, get, remove, per user', async (t) => {
+  const s = await startTestServer(t);
+  const owner = await s.user(Role.MEMBER, 'Owner');
+  const bot = await s.user(Role.MEMBER, 'Bot', { bot_type: 1, bot_owner_id: owner.id });
+  const other = await s.user(Role.MEMBER, 'Other Bot', { bot_type: 1, bot_owner_id: owner.id });
+
+  t.same((await s.api('GET', '/bot_storage', bot)).body, { result: 'success', msg: '', storage: {} }, 'empty at first');
+  t.equal((await s.api('PUT', '/bot_storage', bot, { storage: { b: '2', a: '1', 'ключ': 'значение' } })).status, 200);
+  t.equal((await s.api('PUT', '/bot_storage', bot, { storage: { b: 'two' } })).status, 200, 'a set value is replaced');
+  t.same((await s.api('GET', '/bot_storage', bot)).body.storage, { a: '1', b: 'two', 'ключ': 'значение' }, 'no keys: everything');
+  t.same((await s.api('GET', '/bot_storage', bot, { keys: [] })).body.storage, { a: '1', b: 'two', 'ключ': 'значение' }, 'empty keys: everything');
+  t.same((await s.api('GET', '/bot_storage', bot, { keys: ['b'] })).body.storage, { b: 'two' });
+  t.same((await s.api('GET', '/bot_storage', other)).body.storage, {}, "another user's storage is not visible");
+
+  const missing = await s.api('GET', '/bot_storage', bot, { keys: ['a', 'nope'] });
+  t.equal(missing.status, 400);
+  t.same(missing.body, { result: 'error', msg: 'Key does not exist.', code: 'BAD_REQUEST' });
+
+  const removeMissing = await s.api('DELETE', '/bot_storage', bot, { keys: ['a', 'nope'] });
+  t.same(removeMissing.body, { result: 'error', msg: 'Key does not exist.', code: 'BAD_REQUEST' });
+  t.ok('a' in (await s.api('GET', '/bot_storage', bot)).body.storage, 'a failed removal removes nothing');
+  t.equal((await s.api('DELETE', '/bot_storage', other, { keys: ['a'] })).body.msg, 'Key does not exist.', "nobody removes another's keys");
+
+  t.equal((await s.api('DELETE', '/bot_storage', bot, { keys: ['a'] })).status, 200);
+  t.same((await s.api('GET', '/bot_storage', bot)).body.storage, { b: 'two', 'ключ': 'значение' });
+  t.equal((await s.api('DELETE', '/bot_storage', bot)).status, 200, 'no keys: remove everything');
+  t.same((await s.api('GET', '/bot_storage', bot)).body.storage, {});
+  t.equal((await s.api('DELETE', '/bot_storage', bot)).status, 200, 'removing everything from nothing is fine');
+
+  const stored = await s.platform.db.selectFrom('events').select('type').where('stream_id', '=', `bot-storage-${bot.id}`).orderBy('stream_version').execute();
+  t.same(stored.map((e) => e.type), ['BotStorageSet', 'BotStorageSet', 'BotStorageRemoved', 'BotStorageRemoved'], 'kept as events on the user stream');
+});
+
+t.test('bot storage: bad input', async (t) => {
+  const s = await startTestServer(t);
+  const owner = await s.user(Role.MEMBER, 'Owner');
+  const bot = await s.user(Role.MEMBER, 'Bot', { bot_type: 1, bot_owner_id: owner.id });
+  const bad = async (method: string, params: Record<string, unknown>, what: string) => {
+    const r = await s.api(method, '/bot_storage', bot, params);
+    t.equal(r.status, 400, what);
+    t.equal(r.body.result, 'error', what);
+    return r.body;
+  };
+  t.equal((await bad('PUT', {}, 'storage is required')).code, 'REQUEST_VARIABLE_MISSING');
+  await bad('PUT', { storage: { a: 1 } }, 'values are strings');
+  await bad('PUT', { storage: ['a'] }, 'storage is an object');
+  await bad('PUT', { storage: '{not json' }, 'storage is JSON');
+  t.equal((await bad('PUT', { storage: { a: 'x\u0000y' } }, 'no NUL in values')).msg, 'storage contains NULL (0x00) characters.');
+  t.equal((await bad('PUT', { storage: { 'k\u0000': 'v' } }, 'no NUL in keys')).msg, 'storage contains NULL (0x00) characters.');
+  await bad('GET', { keys: 'a' }, 'keys is a JSON list');
+  await bad('DELETE', { keys: [1] }, 'keys are strings');
+  t.same((await s.api('GET', '/bot_storage', bot)).body.storage, {}, 'nothing was stored');
+  t.equal((await s.api('PUT', '/bot_storage', null, { storage: { a: 'b' } })).status, 401);
+});
+
+t.test('bot storage: the 10,000,000-character limit counts keys and values, replacements and characters', async (t) => {
+  const s = await startTestServer(t);
+  const owner = await s.user(Role.MEMBER, 'Owner');
+  const bot = await s.user(Role.MEMBER, 'Bot', { bot_type: 1, bot_owner_id: owner.id });
+  t.equal((await s.api('PUT', '/bot_storage', bot, { storage: { a: 'x'.repeat(4_999_990) } })).status, 200);
+  t.equal((await s.api('PUT', '/bot_storage', bot, { storage: { b: 'y'.repeat(5_000_000) } })).status, 200);
+  // 4,999,991 + 5,000,001 = 9,999,992 stored; 9 more fit exactly, 10 do not.
+  const over = await s.api('PUT', '/bot_storage', bot, { storage: { c: '😀'.repeat(9) } });
+  t.equal(over.status, 400);
+  t.same(over.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Request exceeds storage limit by 2 characters. The limit is 10000000 characters.' },
+    'an emoji counts as one character');
+  t.equal((await s.api('PUT', '/bot_storage', bot, { storage: { c: '😀'.repeat(7) } })).status, 200, 'up to the limit is fine');
+  t.equal((await s.api('PUT', '/bot_storage', bot, { storage: { a: 'short' } })).status, 200, 'a replaced value frees its old size');
+  t.equal((await s.api('PUT', '/bot_storage', bot, { storage: { d: 'z'.repeat(1000) } })).status, 200);
+  t.equal((await s.api('GET', '/bot_storage', bot, { keys: ['a', 'c'] })).body.storage.c, '😀'.repeat(7));
+});
