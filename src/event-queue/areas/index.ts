@@ -12,3 +12,4 @@ import './alert-words.js';
 import './typing.js';
 import './messages.js';
 import './realm-emoji.js';
+import './muted-topics.js';
