@@ -13,7 +13,7 @@ import eventRoutes from './http/routes/events.js';
 import { areaRoutes } from './http/routes/index.js';
 import { uploadDownloadRoutes } from './http/routes/attachments.js';
 import { avatarDownloadRoutes } from './http/routes/users.js';
-import { emojiDataRoutes } from './http/routes/emoji-data.js';
+import { staticAssetRoutes } from './http/routes/static-assets.js';
 import { emojiImageRoutes } from './http/routes/realm-emoji.js';
 import { emailConfirmationRoutes } from './http/routes/settings.js';
 import type { AppServices } from './http/services.js';
@@ -64,7 +64,7 @@ async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   await fastify.register(rateLimitPlugin, { perMinute: opts.services.ctx.config.rateLimitPerMinute });
   await fastify.register(uploadDownloadRoutes, { services: opts.services });
   await fastify.register(avatarDownloadRoutes, { services: opts.services });
-  await fastify.register(emojiDataRoutes);
+  await fastify.register(staticAssetRoutes);
   await fastify.register(emojiImageRoutes, { services: opts.services });
   await fastify.register(emailConfirmationRoutes, { services: opts.services });
   await fastify.register(

@@ -86,5 +86,7 @@ export const SEARCH_STOP_WORDS: readonly string[] = [
 /** The Jitsi server video calls use unless the organization names its own. */
 export const DEFAULT_JITSI_SERVER_URL = 'https://meet.jit.si';
 
-/** Where the server serves its Unicode emoji name map (routes/emoji-data.ts). */
+/** Public files the server serves (routes/static-assets.ts) and /register points at. */
 export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
+export const ORGANIZATION_LOGO_PATH = '/static/images/logo/zulip-org-logo.svg';
+export const ORGANIZATION_ICON_PATH = '/static/images/logo/zulip-icon-128x128.png';
