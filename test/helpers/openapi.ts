@@ -58,35 +58,43 @@ function mapValues(properties: Record<string, unknown>): Record<string, unknown>
 const LEGACY_TOP_LEVEL = 'queue_id';
 
 /**
- * Fields added after feature level 247 (the document's level) up to the level this server claims
- * (SPEC.md's versioning table; realm_url from the real server's changelog at 257, when it replaced
- * realm_uri); every object the document describes with the neighbouring fields gains them.
+ * Fields our specification adds to the document: those of feature levels 248 to the level this
+ * server claims (SPEC.md's versioning table; realm_url from the real server's changelog at 257, when
+ * it replaced realm_uri), and fields SPEC.md names where the document differs (SPEC.md wins). Every
+ * object the document describes with the neighbouring fields gains them.
  */
-const LATER_LEVEL_FIELDS: Array<{ level: number; besides: string[]; add: Record<string, object>; notIn?: string }> = [
-  { level: 253, besides: ['web_home_view', 'dense_mode'], notIn: LEGACY_TOP_LEVEL, add: { receives_typing_notifications: { type: 'boolean' } } },
-  { level: 254, besides: ['stream_id', 'history_public_to_subscribers'], add: { creator_id: { type: 'integer', nullable: true } } },
-  { level: 257, besides: ['realm_uri', 'realm_name'], add: { realm_url: { type: 'string' } } },
-  { level: 268, besides: ['web_home_view', 'dense_mode'], notIn: LEGACY_TOP_LEVEL, add: { web_navigate_to_sent_message: { type: 'boolean' } } },
-  { level: 269, besides: ['web_home_view', 'dense_mode'], notIn: LEGACY_TOP_LEVEL, add: { web_channel_default_view: { type: 'integer' } } },
-  { level: 275, besides: ['web_home_view', 'dense_mode'], notIn: LEGACY_TOP_LEVEL, add: { web_animate_image_previews: { type: 'string', enum: ['always', 'on_hover', 'never'] } } },
+const SPEC_FIELDS: Array<{ source: string; besides: string[]; add: Record<string, object>; notIn?: string }> = [
+  { source: 'level 253', besides: ['web_home_view', 'dense_mode'], notIn: LEGACY_TOP_LEVEL, add: { receives_typing_notifications: { type: 'boolean' } } },
+  { source: 'level 254', besides: ['stream_id', 'history_public_to_subscribers'], add: { creator_id: { type: 'integer', nullable: true } } },
+  { source: 'level 257', besides: ['realm_uri', 'realm_name'], add: { realm_url: { type: 'string' } } },
+  { source: 'level 268', besides: ['web_home_view', 'dense_mode'], notIn: LEGACY_TOP_LEVEL, add: { web_navigate_to_sent_message: { type: 'boolean' } } },
+  { source: 'level 269', besides: ['web_home_view', 'dense_mode'], notIn: LEGACY_TOP_LEVEL, add: { web_channel_default_view: { type: 'integer' } } },
+  {
+    source: 'level 275',
+    besides: ['web_home_view', 'dense_mode'],
+    notIn: LEGACY_TOP_LEVEL,
+    add: { web_animate_image_previews: { type: 'string', enum: ['always', 'on_hover', 'never'] } },
+  },
+  // SPEC.md's code playground calls the language highlighter_language; the server sends both names.
+  { source: 'SPEC.md playgrounds', besides: ['pygments_language', 'url_template'], add: { highlighter_language: { type: 'string' } } },
 ];
 
-function addLaterLevelFields(value: unknown): void {
+function addSpecFields(value: unknown): void {
   if (!value || typeof value !== 'object') return;
-  if (Array.isArray(value)) return value.forEach(addLaterLevelFields);
+  if (Array.isArray(value)) return value.forEach(addSpecFields);
   const node = value as Record<string, any>;
   const properties = node.properties as Record<string, unknown> | undefined;
   if (properties && typeof properties === 'object') {
-    for (const { besides, add, notIn } of LATER_LEVEL_FIELDS) {
+    for (const { besides, add, notIn } of SPEC_FIELDS) {
       if (notIn !== undefined && notIn in properties) continue;
       if (besides.every((name) => name in properties)) Object.assign(properties, add);
     }
   }
-  Object.values(node).forEach(addLaterLevelFields);
+  Object.values(node).forEach(addSpecFields);
 }
 
 export const openapi = parse(readFileSync(OPENAPI_PATH, 'utf8')) as Record<string, any>;
-addLaterLevelFields(openapi);
+addSpecFields(openapi);
 const converted = toJsonSchema(openapi) as Record<string, any>;
 
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
