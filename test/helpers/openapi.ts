@@ -172,3 +172,33 @@ export function describeErrors(errors: ErrorObject[] | null | undefined): string
     .map((e) => `${e.instancePath || '/'} ${e.message}${e.keyword === 'additionalProperties' ? ` (${String(e.params.additionalProperty)})` : ''}`)
     .join('; ');
 }
+
+type Branch = { types: unknown[]; ops: unknown[] | null; schema: unknown; validate?: ValidateFunction };
+let eventBranches: Branch[] | undefined;
+
+function enumOf(schema: any): unknown[] | null {
+  if (!schema || typeof schema !== 'object') return null;
+  if (Array.isArray(schema.enum)) return schema.enum;
+  for (const part of schema.allOf ?? []) {
+    const found = enumOf(part);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * The documented schemas a client event may match, by its type and op: GET /events lists every
+ * event as one alternative, and checking an event against all of them reports every other event's
+ * rules as errors; checking it against its own says what is wrong with it.
+ */
+export function eventSchemasFor(event: { type?: unknown; op?: unknown }): ValidateFunction[] {
+  eventBranches ??= (openapi.paths['/events'].get.responses['200'].content['application/json'].schema.allOf[1].properties.events.items.oneOf as any[]).map(
+    (branch) => {
+      const properties = branch.properties ?? Object.assign({}, ...(branch.allOf ?? []).map((p: any) => p.properties ?? {}));
+      return { types: enumOf(properties.type) ?? [], ops: enumOf(properties.op), schema: branch };
+    },
+  );
+  return eventBranches
+    .filter((b) => b.types.includes(event.type) && (b.ops === null ? !('op' in event) || event.op === undefined : b.ops.includes(event.op)))
+    .map((b) => (b.validate ??= compileSchema(toJsonSchema(b.schema))));
+}
