@@ -82,3 +82,11 @@ export const emojiSequencePattern =
 export function looksLikeEmoji(sequence: string): boolean {
   return /^\p{Emoji_Presentation}/u.test(sequence) || /[\uFE0F\u200D\u20E3]/.test(sequence);
 }
+
+/** Every Unicode emoji code with its names, the canonical one first (the server's emoji data file). */
+export function emojiNamesByCode(): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [code, name] of canonicalName) out[code] = [name];
+  for (const [name, code] of byName) if (name !== canonicalName.get(code)) out[code]?.push(name);
+  return out;
+}

@@ -289,3 +289,9 @@ function stem(word: string): string {
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#x27;');
 }
+
+/** The newest message the user received (GET /users/me, /register's max_message_id); -1 when none. */
+export async function maxReceivedMessageId(db: Db, user: { id: number; realm_id: number }): Promise<number> {
+  const row = await sql<{ m: number | null }>`SELECT max(m.id) AS m FROM messages m WHERE m.realm_id = ${user.realm_id} AND ${receivedSql(user.id)}`.execute(db);
+  return row.rows[0]?.m ?? -1;
+}

@@ -15,3 +15,8 @@ export async function getDefaultRealm(db: Db): Promise<RealmRow | undefined> {
 export function realmHost(realm: RealmRow): string {
   return new URL(realm.url).host;
 }
+
+/** The domain of bot accounts' addresses (`name-bot@<domain>`): the organization's host without a port. */
+export function botDomain(realm: RealmRow): string {
+  return realmHost(realm).split(':')[0]!;
+}

@@ -9,9 +9,6 @@ export interface UserGroupApi {
   members: number[];
   direct_subgroup_ids: number[];
   is_system_group: boolean;
-  creator_id: number | null;
-  date_created: number | null;
-  deactivated: boolean;
   can_mention_group: number;
 }
 
@@ -60,7 +57,11 @@ export async function systemGroupIds(db: Db, realmId: number): Promise<{ nobody?
   return { nobody: rows.find((r) => r.name === 'role:nobody')?.id, everyone: rows.find((r) => r.name === 'role:everyone')?.id };
 }
 
-/** The client form of every group (GET /user_groups and /register's realm_user_groups). */
+/**
+ * The client form of every group (GET /user_groups and /register's realm_user_groups). The read
+ * table also keeps creator_id, date_created and deactivated, which groups only carry in the API
+ * from feature levels 290-292, above the level this server claims.
+ */
 export async function listUserGroups(db: Db, realmId: number): Promise<UserGroupApi[]> {
   const groups = await loadGroups(db, realmId);
   const system = {
@@ -74,9 +75,6 @@ export async function listUserGroups(db: Db, realmId: number): Promise<UserGroup
     members: g.members,
     direct_subgroup_ids: g.direct_subgroup_ids,
     is_system_group: g.is_system_group,
-    creator_id: g.creator_id,
-    date_created: g.date_created,
-    deactivated: g.deactivated,
     can_mention_group: canMentionGroupId(g.is_system_group, system, g.id),
   }));
 }

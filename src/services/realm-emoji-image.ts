@@ -26,6 +26,20 @@ const DECLARED: Readonly<Record<string, EmojiFormat>> = {
   'image/gif': 'gif',
   'image/webp': 'webp',
 };
+/** What a multipart part without a Content-Type header arrives as (busboy's default) or says when it does not know. */
+const UNDECLARED = new Set(['', 'text/plain', 'application/octet-stream']);
+
+/**
+ * The content type of an uploaded emoji: the declared one, or when the client declared none,
+ * what the bytes say, as for attachments.
+ */
+export async function emojiContentType(declared: string, data: Buffer): Promise<string> {
+  if (!UNDECLARED.has(declared)) return declared;
+  const detected = (await fileTypeFromBuffer(data).catch(() => undefined))?.mime;
+  const format = detected === undefined ? undefined : DECODED[detected];
+  return format === undefined ? declared : `image/${format}`;
+}
+
 /** Formats that can hold an animation after resizing (libvips cannot write animated PNG). */
 const ANIMATED_OUTPUT = new Set<EmojiFormat>(['gif', 'webp']);
 

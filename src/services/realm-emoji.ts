@@ -6,7 +6,7 @@ import type { RealmRow } from '../read/realm.js';
 import type { UserRow } from '../read/users.js';
 import type { FileStorage } from '../storage/index.js';
 import { actorOf } from './channels.js';
-import { prepareEmojiImage } from './realm-emoji-image.js';
+import { emojiContentType, prepareEmojiImage } from './realm-emoji-image.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { streamVersion } from './stream-version.js';
 
@@ -56,8 +56,9 @@ export async function addRealmEmoji(
   user: UserRow,
   realm: RealmRow,
   name: string,
-  files: readonly EmojiFile[],
+  uploaded: readonly EmojiFile[],
 ): Promise<void> {
+  const files = await Promise.all(uploaded.map(async (f) => ({ ...f, mimetype: await emojiContentType(f.mimetype, f.data) })));
   const emoji_id = await ctx.commands.nextId('emoji_id_seq');
   const path_id = `${realm.id}/${randomBytes(1).toString('hex')}/${randomBytes(18).toString('base64url')}/emoji-${emoji_id}`;
   const command: RealmEmojiCommand = {

@@ -22,7 +22,9 @@ async function upload(s: TestServer, as: TestUser, name: string, files: Part[] =
   const boundary = `----emoji${Math.random().toString(16).slice(2)}`;
   const chunks: Buffer[] = [];
   for (const f of files) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${f.field}"; filename="${f.filename}"\r\nContent-Type: ${f.type}\r\n\r\n`));
+    // An empty type leaves the part without a Content-Type header.
+    const type = f.type ? `Content-Type: ${f.type}\r\n` : '';
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${f.field}"; filename="${f.filename}"\r\n${type}\r\n`));
     chunks.push(f.data, Buffer.from('\r\n'));
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
@@ -112,6 +114,21 @@ t.test('upload, list, serve and deactivate custom emoji', async (t) => {
   const again = await emojiNamed(s, bob, 'green_tick');
   t.not(again.id, tick.id);
   t.equal(Object.values((await s.api('GET', '/realm/emoji', bob)).body.emoji).filter((e: any) => e.name === 'green_tick').length, 2);
+});
+
+t.test('an emoji uploaded without a Content-Type is taken for what its bytes are', async (t) => {
+  const s = await startTestServer(t, { dataDir: await withTempDir(t) });
+  const untyped = await upload(s, s.owner, 'untyped', [{ field: 'f1', filename: 'img', type: '', data: PNG }]);
+  t.equal(untyped.status, 200, JSON.stringify(untyped.body));
+  const emoji = await emojiNamed(s, s.owner, 'untyped');
+  t.match(emoji.source_url, /\.png$/);
+  const image = await s.fastify.inject({ method: 'GET', url: emoji.source_url });
+  t.equal(image.headers['content-type'], 'image/png');
+  const generic = await upload(s, s.owner, 'generic', [{ field: 'f1', filename: 'img', type: 'application/octet-stream', data: PNG }]);
+  t.equal(generic.status, 200, 'application/octet-stream says nothing either');
+  const text = await upload(s, s.owner, 'text', [{ field: 'f1', filename: 'a', type: '', data: Buffer.from('not an image') }]);
+  t.equal(text.status, 400);
+  t.equal(text.body.msg, 'Invalid image format');
 });
 
 t.test('who may add custom emoji follows add_custom_emoji_policy', async (t) => {

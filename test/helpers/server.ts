@@ -8,6 +8,7 @@ import { createUser } from '../../src/services/users.js';
 import { Role } from '../../src/domain/roles.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { checkDocumentedResponse } from './response-contract.js';
 
 export { Role };
 
@@ -73,6 +74,8 @@ export async function startTestServer(t: Test, overrides: Partial<Config> = {}, 
       } catch {
         body = response.body;
       }
+      const problem = checkDocumentedResponse(method, `${path}${isQuery && encoded ? `?${encoded}` : ''}`, response.statusCode, body);
+      if (problem) t.fail(`${method} ${path} answered ${response.statusCode} outside its documented schema: ${problem}`, { body });
       return { status: response.statusCode, body, headers: response.headers as Record<string, unknown> };
     },
   });

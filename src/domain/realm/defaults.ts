@@ -41,15 +41,31 @@ export const DEFAULT_REALM_PROPERTIES = {
   enable_read_receipts: true,
   enable_guest_user_indicator: true,
   move_messages_between_streams_policy: 1,
-  can_access_all_users_group: 0,
   night_logo_source: 'D',
   logo_source: 'D',
   icon_source: 'G',
   presence_disabled: false,
   emoji_reactions_enabled: true,
   add_custom_emoji_policy: 1,
-  // Channel ids, -1 for none; a full bootstrap points them at the channels it creates.
+  require_unique_names: false,
+  name_changes_disabled: false,
+  email_changes_disabled: false,
+  avatar_changes_disabled: false,
+  disallow_disposable_email_addresses: true,
+  // -1: the automated announcement is off (no channel chosen).
   new_stream_announcements_stream_id: -1,
   signup_announcements_stream_id: -1,
   zulip_update_announcements_stream_id: -1,
+  // null: use the server's Jitsi (server_jitsi_server_url).
+  jitsi_server_url: null,
+  // Group-valued settings name a system group; /register reports that group's id.
+  create_multiuse_invite_group: 'role:administrators',
+  can_access_all_users_group: 'role:everyone',
 } as const;
+
+/**
+ * Properties the server keeps for its own rules that /register does not report at our feature
+ * level: email_address_visibility became a per-user setting (feature level 163), and
+ * emoji_reactions_enabled has no realm_* key in any documented level.
+ */
+export const UNREPORTED_REALM_PROPERTIES: ReadonlySet<string> = new Set(['email_address_visibility', 'emoji_reactions_enabled']);

@@ -6,7 +6,7 @@ import { registerTranslator } from '../translators.js';
 import { registerSection } from '../sections.js';
 import { apiEmail, type UserRow } from '../../read/users.js';
 import { realmHost, type RealmRow } from '../../read/realm.js';
-import { messageObject, readThroughOf, unreadMessages } from '../../read/messages.js';
+import { maxReceivedMessageId, messageObject, readThroughOf, unreadMessages } from '../../read/messages.js';
 import { receivedSql } from '../../read/narrow.js';
 import { renderTopicLinks, type Linkifier } from '../../markdown/index.js';
 import { messageReceiversJsonSql, streamHistoryIsProtected } from '../../visibility.js';
@@ -345,10 +345,7 @@ registerTranslator('MessageFlagsChanged', async (event): Promise<PreparedEvent |
 
 // ---- /register sections ----
 
-registerSection('message', async ({ trx, user }) => {
-  const row = await sql<{ m: number | null }>`SELECT max(m.id) AS m FROM messages m WHERE m.realm_id = ${user.realm_id} AND ${receivedSql(user.id)}`.execute(trx);
-  return { max_message_id: row.rows[0]?.m ?? -1 };
-});
+registerSection('message', async ({ trx, user }) => ({ max_message_id: await maxReceivedMessageId(trx as Db, user) }));
 
 registerSection('update_message_flags', async ({ trx, user, wanted }) => {
   if (wanted && !wanted.has('message')) return {};

@@ -1,6 +1,18 @@
 import { registerSection } from '../sections.js';
 import { registerTranslator } from '../translators.js';
 import type { DataOf } from '../../domain/events.js';
+import type { Db } from '../../db/database.js';
+import { DEFAULT_REALM_PROPERTIES, UNREPORTED_REALM_PROPERTIES } from '../../domain/realm/defaults.js';
+import {
+  DEFAULT_JITSI_SERVER_URL,
+  EMOJI_DATA_PATH,
+  ORGANIZATION_ICON_PATH,
+  ORGANIZATION_LOGO_PATH,
+  GIPHY_RATING_OPTIONS,
+  SEARCH_STOP_WORDS,
+  SUPPORTED_PERMISSION_SETTINGS,
+} from '../../domain/realm/server-catalogs.js';
+import { botDomain, type RealmRow } from '../../read/realm.js';
 
 export const LIMITS = {
   max_message_length: 10_000,
@@ -10,22 +22,63 @@ export const LIMITS = {
   event_queue_longpoll_timeout_seconds: 90,
 };
 
-registerSection('realm', async ({ realm, config }) => {
-  const state: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(realm.properties)) state[`realm_${key}`] = value;
+const GROUP_VALUED = Object.keys(SUPPORTED_PERMISSION_SETTINGS.realm);
+
+/**
+ * The organization's settings as /register reports them: the stored value, or the default for a
+ * setting added after the organization was created; a group-valued setting names a system group
+ * by default and is reported as that group's id.
+ */
+async function reportedProperties(db: Db, realm: RealmRow): Promise<Record<string, unknown>> {
+  const properties: Record<string, unknown> = { ...DEFAULT_REALM_PROPERTIES, ...(realm.properties as Record<string, unknown>) };
+  const named = GROUP_VALUED.filter((key) => typeof properties[key] === 'string');
+  if (named.length > 0) {
+    const groups = await db
+      .selectFrom('user_groups')
+      .select(['id', 'name'])
+      .where('realm_id', '=', realm.id)
+      .where('is_system_group', '=', true)
+      .execute();
+    const idOf = new Map(groups.map((g) => [g.name, g.id]));
+    for (const key of named) properties[key] = idOf.get(String(properties[key])) ?? null;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(properties)) {
+    if (!UNREPORTED_REALM_PROPERTIES.has(key)) out[`realm_${key}`] = value;
+  }
+  return out;
+}
+
+// Email and password is this server's one way to log in.
+const AUTHENTICATION_METHODS = { Email: { enabled: true, available: true } };
+
+registerSection('realm', async ({ trx, realm, config }) => {
+  const properties = await reportedProperties(trx as Db, realm);
   return {
-    ...state,
+    ...properties,
     ...LIMITS,
     realm_name: realm.name,
     realm_url: realm.url,
     realm_uri: realm.url,
     realm_date_created: Number(realm.date_created),
-    realm_icon_url: `${realm.url}/static/images/logo/zulip-icon-128x128.png`,
-    realm_authentication_methods: { Email: true, Dev: false, password: true },
+    realm_icon_url: `${realm.url}${ORGANIZATION_ICON_PATH}`,
+    realm_logo_url: `${realm.url}${ORGANIZATION_LOGO_PATH}`,
+    realm_night_logo_url: `${realm.url}${ORGANIZATION_LOGO_PATH}`,
+    realm_bot_domain: botDomain(realm),
+    realm_authentication_methods: AUTHENTICATION_METHODS,
+    realm_email_auth_enabled: AUTHENTICATION_METHODS.Email.enabled,
+    realm_password_auth_enabled: AUTHENTICATION_METHODS.Email.enabled,
     realm_available_video_chat_providers: {},
     realm_is_zephyr_mirror_realm: false,
     realm_push_notifications_enabled: false,
-    realm_empty_topic_display_name: 'general chat',
+    realm_push_notifications_enabled_end_timestamp: null,
+    realm_upload_quota_mib: null,
+    realm_default_external_accounts: {},
+    server_jitsi_server_url: DEFAULT_JITSI_SERVER_URL,
+    jitsi_server_url: properties.realm_jitsi_server_url ?? DEFAULT_JITSI_SERVER_URL,
+    giphy_rating_options: GIPHY_RATING_OPTIONS,
+    server_emoji_data_url: `${realm.url}${EMOJI_DATA_PATH}`,
+    server_supported_permission_settings: SUPPORTED_PERMISSION_SETTINGS,
     max_file_upload_size_mib: 25,
     max_avatar_file_size_mib: 5,
     max_icon_file_size_mib: 5,
@@ -48,13 +101,25 @@ registerSection('realm', async ({ realm, config }) => {
     password_min_guesses: 0,
     zulip_plan_is_not_limited: true,
     upgrade_text_for_wide_organization_logo: '',
-    demo_organization_scheduled_deletion_date: undefined,
   };
 });
+
+// Sections for features this server does not offer: each is the documented empty answer.
+registerSection('realm_domains', async () => ({ realm_domains: [] }));
+registerSection('default_stream_groups', async () => ({ realm_default_stream_groups: [] }));
+registerSection('realm_embedded_bots', async () => ({ realm_embedded_bots: [] }));
+registerSection('realm_incoming_webhook_bots', async () => ({ realm_incoming_webhook_bots: [] }));
+registerSection('onboarding_steps', async () => ({ onboarding_steps: [] }));
+registerSection('video_calls', async () => ({ has_zoom_token: false }));
+// The real server sends an empty key when no GIPHY key is configured.
+registerSection('giphy', async () => ({ giphy_api_key: '' }));
+registerSection('stop_words', async () => ({ stop_words: SEARCH_STOP_WORDS }));
 
 // user_settings and realm_user_settings_defaults: see ./settings.ts.
 
 registerTranslator('RealmPropertiesChanged', async (event) => {
   const d = event.data as DataOf<'RealmPropertiesChanged'>;
-  return { audience: 'realm', forUser: () => [{ type: 'realm', op: 'update_dict', property: 'default', data: d.changes }] };
+  const reported = Object.fromEntries(Object.entries(d.changes).filter(([key]) => !UNREPORTED_REALM_PROPERTIES.has(key)));
+  if (Object.keys(reported).length === 0) return null;
+  return { audience: 'realm', forUser: () => [{ type: 'realm', op: 'update_dict', property: 'default', data: reported }] };
 });

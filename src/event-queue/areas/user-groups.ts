@@ -26,9 +26,6 @@ registerTranslator('UserGroupCreated', async (e, db) => {
       members: [...d.members].sort((a, b) => a - b),
       direct_subgroup_ids: [...d.subgroups].sort((a, b) => a - b),
       is_system_group: d.is_system_group,
-      creator_id: d.creator_id,
-      date_created: d.date_created,
-      deactivated: false,
       can_mention_group: canMentionGroupId(d.is_system_group, system, d.group_id),
     },
   });

@@ -10,6 +10,7 @@ import { Role, isAdminRole } from '../../domain/roles.js';
 import type { ClientEvent, PreparedEvent, Recipient } from '../types.js';
 import type { StoredEvent } from '../../eventstore/types.js';
 import type { Db } from '../../db/database.js';
+import { listProfileFields } from '../../read/profile-fields.js';
 
 const viewerOf = (r: Recipient) => ({ user_id: r.user.id, role: r.user.role, realm_id: r.realm.id });
 
@@ -323,7 +324,6 @@ registerSection('realm_user', async ({ trx, user, realm, options, config }) => {
     is_moderator: user.role === Role.MODERATOR,
     is_guest: user.role === Role.GUEST,
     is_billing_admin: user.is_billing_admin,
-    role: user.role,
     avatar_source: user.avatar_source,
     avatar_url: avatarUrlFor(user, true, false),
     avatar_url_medium: avatarUrlFor(user, true, false, true),
@@ -331,16 +331,10 @@ registerSection('realm_user', async ({ trx, user, realm, options, config }) => {
   };
 });
 
-registerSection('custom_profile_fields', async ({ trx, realm }) => {
-  const fields = await trx.selectFrom('custom_profile_fields').selectAll().where('realm_id', '=', realm.id).orderBy('order').execute();
-  return {
-    custom_profile_fields: fields.map((f) => ({
-      id: f.id, type: f.type, order: f.order, name: f.name, hint: f.hint, field_data: f.field_data,
-      display_in_profile_summary: f.display_in_profile_summary,
-    })),
-    custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES,
-  };
-});
+registerSection('custom_profile_fields', async ({ trx, realm }) => ({
+  custom_profile_fields: await listProfileFields(trx as Db, realm.id),
+  custom_profile_field_types: CUSTOM_PROFILE_FIELD_TYPES,
+}));
 
 export const CUSTOM_PROFILE_FIELD_TYPES = {
   SHORT_TEXT: { id: 1, name: 'Short text' },

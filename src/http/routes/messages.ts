@@ -247,7 +247,7 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
         stream_id: params.stream_id,
         propagate_mode: params.propagate_mode,
       });
-      return { detached_uploads: [] };
+      // detached_uploads joins this response at feature level 285, above ours.
     },
   });
 

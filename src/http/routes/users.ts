@@ -4,13 +4,15 @@ import { ApiError, errors } from '../../domain/errors.js';
 import { validateFullName, type UserCommand } from '../../domain/users/decider.js';
 import { generateApiKey } from '../../services/secrets.js';
 import { Role, isAdminRole } from '../../domain/roles.js';
-import { realmHost } from '../../read/realm.js';
+import { botDomain, realmHost } from '../../read/realm.js';
 import { activeUserNamed, apiEmail, formatUser, getUserByEmailFor, getUserById, listUsers, type UserRow } from '../../read/users.js';
 import { actorOf, changeUser, changeUserAtOnce, createUser, deactivateUser } from '../../services/users.js';
 import { createProfileField, reorderProfileFields, profileDataEvents, setProfileData } from '../../services/profile-fields.js';
 import type { AppServices } from '../services.js';
 import { fileParts } from './attachments.js';
 import { storageFor } from '../../storage/index.js';
+import { maxReceivedMessageId } from '../../read/messages.js';
+import { listProfileFields } from '../../read/profile-fields.js';
 import { avatarChangesDisabled, avatarContentType, avatarPathId, removeAvatar, uploadAvatar } from '../../services/avatars.js';
 import { administeredBots, botDefaults, channelNames } from '../../event-queue/areas/users.js';
 import { getActiveStreamByName } from '../../read/channels.js';
@@ -218,13 +220,14 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     },
   });
 
-  defineRoute<UserQuery>(app, {
+  // The real server formats the caller with client_gravatar off and takes no parameters.
+  defineRoute(app, {
     method: 'GET',
     url: '/users/me',
-    params: { properties: { ...userQuery } },
-    handler: async ({ params, user, realm }) => {
-      const me = formatFor(user, realmHost(realm), params)(user);
-      return { ...me, user_id: user.id, profile_data: user.profile_data, max_message_id: -1 };
+    handler: async ({ user, realm }) => {
+      const me = formatUser(user, { user_id: user.id, role: user.role, realm_id: realm.id }, { clientGravatar: false, includeCustomProfileFields: false, realmHost: realmHost(realm) });
+      const { bot_type: _botType, bot_owner_id: _botOwner, ...documented } = me;
+      return { ...documented, profile_data: user.profile_data, max_message_id: await maxReceivedMessageId(ctx.db, user) };
     },
   });
 
@@ -274,7 +277,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       if (user.role === Role.GUEST) throw errors.badRequest('Not allowed for guest users');
       const short = params.short_name!.trim().toLowerCase();
       if (!/^[a-z0-9._-]+$/.test(short)) throw errors.badRequest('Bad name or username');
-      const email = `${short}-bot@${realmHost(realm).split(':')[0]}`;
+      const email = `${short}-bot@${botDomain(realm)}`;
       const created = await createUser(ctx, meta, {
         email, full_name: params.full_name, role: Role.MEMBER, bot_type: params.bot_type ?? 1, bot_owner_id: user.id,
       });
@@ -379,8 +382,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     method: 'GET',
     url: '/realm/profile_fields',
     handler: async ({ realm }) => {
-      const fields = await ctx.db.selectFrom('custom_profile_fields').selectAll().where('realm_id', '=', realm.id).orderBy('order').execute();
-      return { custom_fields: fields };
+      return { custom_fields: await listProfileFields(ctx.db, realm.id) };
     },
   });
 }

@@ -104,3 +104,8 @@ registerApplier('user_topic', (state, event) => {
     });
   }
 });
+
+// The deprecated muted_topics event carries the whole new list.
+registerApplier('muted_topics', (state, event) => {
+  if (state.muted_topics) state.muted_topics = event.muted_topics;
+});

@@ -50,7 +50,7 @@ registerApplier('realm_user', (state, event, ctx) => {
     if (person.delivery_email !== undefined && 'delivery_email' in state) state.delivery_email = person.delivery_email;
     if (person.new_email !== undefined && 'email' in state) state.email = person.new_email;
     if (person.role !== undefined) {
-      state.role = person.role;
+      // /register has no top-level role at any documented level; the is_* flags carry it.
       state.is_owner = person.role === 100;
       state.is_admin = person.role <= 200;
       state.is_moderator = person.role === 300;
@@ -86,7 +86,8 @@ registerApplier('realm', (state, event, ctx) => {
  */
 function recomputePermissions(state: Record<string, any>, userId: number): void {
   if (!('can_create_streams' in state) || !('realm_create_public_stream_policy' in state)) return;
-  const role: number = state.role;
+  // The client's own role, from the is_* flags (/register has no top-level role).
+  const role = state.is_owner ? 100 : state.is_admin ? 200 : state.is_moderator ? 300 : state.is_guest ? 600 : 400;
   const self = (state.realm_users ?? []).find((u: any) => u.user_id === userId);
   const ageDays = self ? (Date.now() - Date.parse(self.date_joined)) / 86_400_000 : Infinity;
   const fullMember = role <= 400 && ageDays >= Number(state.realm_waiting_period_threshold ?? 0);
