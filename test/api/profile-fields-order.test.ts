@@ -18,7 +18,7 @@ t.test('PATCH /realm/profile_fields reorders the fields', async (t) => {
   const events = await verifyAction(t, s, member, () => s.api('PATCH', '/realm/profile_fields', admin, { order: [birthday, phone, team] }), { register });
   t.equal(events.length, 1);
   t.same(events[0]!.fields.map((f: any) => [f.id, f.order]), [[birthday, 0], [phone, 1], [team, 2]], 'every field, in the new order');
-  t.same(events[0]!.fields[0], { id: birthday, type: 1, order: 0, name: 'Birthday', hint: '', field_data: '', display_in_profile_summary: false });
+  t.same(events[0]!.fields[0], { id: birthday, type: 1, order: 0, name: 'Birthday', hint: '', field_data: '', display_in_profile_summary: false, required: false });
   const listed = await s.api('GET', '/realm/profile_fields', member);
   t.same(listed.body.custom_fields.map((f: any) => f.id), [birthday, phone, team]);
 
