@@ -98,7 +98,10 @@ t.test('an event of this process folded first by another worker is not folded ag
   const id = await sendStream(s, alice, general, 'two', 'second');
   runner.kick = kick;
   runner.waitFor = waitFor;
-  const other = new ProjectionRunner(db, new EventStore(db), allProjections, new InProcessBus());
+  // Another process's store: the same database and the same key-encryption key (sealed content opens).
+  const otherStore = new EventStore(db);
+  otherStore.crypto = s.platform.store.crypto;
+  const other = new ProjectionRunner(db, otherStore, allProjections, new InProcessBus());
   await other.catchUp();
   other.stop();
   t.ok(await db.selectFrom('messages').select('id').where('id', '=', id).executeTakeFirst(), 'the other worker folded the message');
