@@ -24,9 +24,12 @@ t.test('two logs on one NATS server', async (t) => {
   await admin.query('CREATE DATABASE second');
   const secondUrl = postgres.url.replace(/\/postgres$/, '/second');
 
-  const start = async (databaseUrl: string, extra: Record<string, string> = {}) => {
+  const newDataDir = () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'fault-shared-nats-'));
     t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+    return dataDir;
+  };
+  const start = async (databaseUrl: string, dataDir: string, extra: Record<string, string> = {}) => {
     const env: Record<string, string> = { DATA_DIR: dataDir, PORT: String(await freePort()), DATABASE_URL: databaseUrl, NATS_URL: nats.url, ...extra };
     delete process.env.NATS_STREAM; // the default stream name, for both
     const server = await startChildServer(env);
@@ -36,13 +39,15 @@ t.test('two logs on one NATS server', async (t) => {
     return { server, call: client(server.url, 'owner@example.com', key) };
   };
 
-  const first = await start(postgres.url);
+  const first = await start(postgres.url, newDataDir());
   t.equal((await first.call('POST', '/users', { email: 'one@example.com', full_name: 'One' })).status, 200);
 
   // Same NATS, same (default) stream name, another database: refused at start, saying why.
+  // The second deployment keeps its DATA_DIR (its key-encryption key) when it is restarted below.
+  const secondDir = newDataDir();
   let refused: string | undefined;
   try {
-    await start(secondUrl);
+    await start(secondUrl, secondDir);
   } catch (error) {
     refused = String(error);
   }
@@ -50,7 +55,7 @@ t.test('two logs on one NATS server', async (t) => {
   t.match(refused ?? '', /NATS stream CHAT_EVENTS holds another log/, 'and says so');
 
   // Its own stream: both run side by side, each reading its writes back at once while the other writes.
-  const second = await start(secondUrl, { NATS_STREAM: 'SECOND_EVENTS' });
+  const second = await start(secondUrl, secondDir, { NATS_STREAM: 'SECOND_EVENTS' });
   let running = true;
   const noise = (async () => {
     for (let i = 0; running; i++) await first.call('POST', '/users', { email: `noise${i}@example.com`, full_name: `Noise ${i}` });
