@@ -236,14 +236,7 @@ export class EventStore {
 
   /** Events after `afterPosition`, in global order, upcast to their current schema. */
   async readAll(afterPosition: number, limit = 1_000, db: Db = this.db): Promise<StoredEvent[]> {
-    const rows = await db
-      .selectFrom('events')
-      .select([...EVENT_COLUMNS])
-      .where('position', '>', afterPosition)
-      .orderBy('position')
-      .limit(limit)
-      .execute();
-    return this.open(rows.map((row) => upcast(row as unknown as StoredEvent)), db);
+    return this.open(await this.readAllStored(afterPosition, limit, db), db);
   }
 
   /** readAll without opening sealed values: the log exactly as stored (the NATS relay publishes this). */
