@@ -60,7 +60,7 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
     throw error;
   }
   const db = database.db;
-  await migrateToLatest(db);
+  if (!database.fromMigratedTemplate) await migrateToLatest(db);
   if (options.inMemory) await rememberMemoryTemplate(database);
   const store = new EventStore(db, database.namedQuery);
   let bus: Bus;

@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type { Database } from './schema.js';
 import { PGlitePool } from './pglite-pool.js';
 import { PREPARED_MARK, preparedName } from './prepared.js';
+import { loadSharedTemplate, saveSharedTemplate } from './memory-template.js';
 
 // int8 columns (positions, ids) stay well inside 2^53; read them as numbers on both backends.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -29,6 +30,8 @@ class PreparingClient extends pg.Client {
 export interface DatabaseHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /** True when the database was loaded from a migrated template: every migration is already applied. */
+  fromMigratedTemplate?: boolean;
   /** The embedded instance, when kind is 'pglite'. */
   pglite?: PGlite;
   /**
@@ -75,17 +78,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     mkdirSync(options.dataDir, { recursive: true });
     pglite = await openEmbeddedDirectory(options.dataDir);
   } else {
+    memoryTemplate ??= loadSharedTemplate();
     pglite = await PGlite.create({ ...(await compiledModules()), ...(memoryTemplate ? { loadDataDir: memoryTemplate } : {}) });
   }
   const pool = new PGlitePool(pglite);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
-  return { db, kind: 'pglite', pglite, onConnectionLost: () => undefined, close: () => db.destroy() };
+  const fromMigratedTemplate = !options.dataDir && memoryTemplate !== undefined;
+  return { db, kind: 'pglite', pglite, fromMigratedTemplate, onConnectionLost: () => undefined, close: () => db.destroy() };
 }
 
 /*
  * In-memory databases (tests) start from a template: PGlite's WebAssembly is compiled once per
- * process, and a migrated empty database is dumped once and loaded by the next ones, skipping
- * initdb and the migrations (about 4x faster than a fresh instance).
+ * process, and a migrated empty database is dumped once (kept on disk for the next processes) and
+ * loaded by the next ones, skipping initdb and the migrations (about 4x faster than a fresh instance).
  */
 let modules: Promise<{ pgliteWasmModule: WebAssembly.Module; initdbWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
 let memoryTemplate: Blob | undefined;
@@ -106,6 +111,7 @@ function compiledModules() {
 export async function rememberMemoryTemplate(handle: DatabaseHandle): Promise<void> {
   if (memoryTemplate || !handle.pglite) return;
   memoryTemplate = (await handle.pglite.dumpDataDir('none')) as Blob;
+  await saveSharedTemplate(memoryTemplate);
 }
 
 async function openEmbeddedDirectory(dir: string): Promise<PGlite> {

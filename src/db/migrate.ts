@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './database.js';
 
-const migrationFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+export const migrationFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   const migrator = new Migrator({
