@@ -16,6 +16,8 @@ import { getUserById, type UserRow } from '../read/users.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { messageStream, prepareMessage, type PreparedMessage } from './messages.js';
 import { streamVersion } from './stream-version.js';
+import type { StreamAppend } from '../eventstore/types.js';
+import { INTERNAL_CLIENT, SystemBot, getSystemBot } from './system-bots.js';
 
 export const scheduledMessageStream = (id: number) => `scheduled-message-${id}`;
 
@@ -188,19 +190,25 @@ export async function deliverScheduledMessage(ctx: ServiceContext, id: number, n
   if (!first) return 'skipped';
   const meta: RequestMeta = { actorId: first.sender_id, realmId: first.realm_id, client: first.client, requestId: randomUUID(), now };
   let prepared: PreparedMessage | undefined;
+  let notice: PreparedMessage | undefined;
   const { result } = await ctx.commands.run(metadataOf(meta), async () => {
     prepared = undefined;
+    notice = undefined;
     const { state, version } = await loadState(ctx, id);
     const nowSeconds = seconds(now);
     if (!isDue(state, nowSeconds)) return { appends: [], result: 'skipped' as DeliveryOutcome };
     const streamId = scheduledMessageStream(id);
-    const fail = (failure: { failure_message: string; notify: boolean }) => ({
-      appends: [{ streamId, expectedVersion: version, events: decideScheduledMessage({ type: 'FailScheduledMessage', now: nowSeconds, ...failure }, state) }],
-      result: 'failed' as DeliveryOutcome,
-    });
     const sender = await getUserById(ctx.db, state.sender_id);
     const realm = await getRealm(ctx.db, state.realm_id);
     if (!sender || !realm) throw new Error(`scheduled message ${id}: sender or realm missing`);
+    // The failure and Notification Bot's direct message about it go in one append: told exactly once.
+    const fail = async (failure: { failure_message: string; notify: boolean }) => {
+      const failed = decideScheduledMessage({ type: 'FailScheduledMessage', now: nowSeconds, ...failure }, state);
+      const appends: StreamAppend[] = [{ streamId, expectedVersion: version, events: failed }];
+      notice = failure.notify ? await prepareFailureNotice(ctx, meta, sender, realm, state.scheduled_timestamp, failure.failure_message) : undefined;
+      if (notice) appends.unshift({ streamId: messageStream(notice.id), expectedVersion: -1, events: notice.events });
+      return { appends, result: 'failed' as DeliveryOutcome };
+    };
     const refused = deliveryPrecheck(state, nowSeconds, sender.is_active);
     if (refused) return fail(refused);
     try {
@@ -226,5 +234,23 @@ export async function deliverScheduledMessage(ctx: ServiceContext, id: number, n
     };
   });
   if (result === 'delivered') prepared?.committed();
+  if (result === 'failed') notice?.committed();
   return result;
+}
+
+/** The real server's wording: the scheduled time as a <time:> the client shows in the reader's zone, and the error quoted. */
+export function failureNoticeContent(scheduledTimestamp: number, failureMessage: string): string {
+  const at = new Date(scheduledTimestamp * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '+00:00');
+  return `The message you scheduled for <time:${at}>  was not sent because of the following error:\n\n> ${failureMessage}\n\n[View scheduled messages](#scheduled)\n\n`;
+}
+
+/** Notification Bot's direct message to the sender; none when the organization has no such bot. */
+async function prepareFailureNotice(ctx: ServiceContext, meta: RequestMeta, sender: UserRow, realm: RealmRow, scheduledTimestamp: number, failureMessage: string): Promise<PreparedMessage | undefined> {
+  const bot = await getSystemBot(ctx.db, realm, SystemBot.NOTIFICATION);
+  if (!bot) return undefined;
+  return prepareMessage(ctx, { ...meta, actorId: bot.id, client: INTERNAL_CLIENT }, bot, realm, {
+    type: 'private',
+    to: [sender.id],
+    content: failureNoticeContent(scheduledTimestamp, failureMessage),
+  });
 }

@@ -205,3 +205,33 @@ t.test('failure: too late after downtime, and a deactivated sender', async (t) =
   t.same(failed, { failed: true, failure_message: 'Account is deactivated' });
   t.same(await newest(s, bob, [{ operator: 'dm', operand: [carol.id] }]), []);
 });
+
+t.test('a failed send is told to its sender by Notification Bot, once, as the real server words it', async (t) => {
+  const s = await startTestServer(t, {}, { organization: 'full' });
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const sid = await createChannel(s, bob, 'plans-private', [alice], { invite_only: true });
+  const at = nowSeconds() + 60;
+  await schedule(s, alice, { type: 'stream', to: sid, topic: 't', content: 'secret plan', scheduled_delivery_timestamp: at });
+  await unsubscribe(s, alice, 'plans-private', [alice]);
+
+  t.same(await s.scheduler.runOnce(new Date((at + 1) * 1000)), { delivered: 0, failed: 1 });
+  const registered = (await s.api('POST', '/register', alice, { fetch_event_types: ['realm_user'] })).body;
+  const notificationBot = (registered.cross_realm_bots as any[]).find((u) => u.email === 'notification-bot@zulip.com');
+  t.ok(notificationBot, 'the organization has a Notification Bot');
+  const dms = await newest(s, alice, [{ operator: 'dm', operand: [notificationBot.user_id] }]);
+  t.equal(dms.length, 1, 'one direct message');
+  t.equal(dms[0].sender_id, notificationBot.user_id);
+  t.match(dms[0].content, /^<p>The message you scheduled for <time datetime="[^"]+">[^<]+<\/time>\s+was not sent because of the following error:<\/p>\n<blockquote>\n<p>[^<]+<\/p>\n<\/blockquote>\n<p><a href="#scheduled">View scheduled messages<\/a><\/p>$/);
+  t.same(await s.scheduler.runOnce(new Date((at + 2) * 1000)), { delivered: 0, failed: 0 });
+  t.equal((await newest(s, alice, [{ operator: 'dm', operand: [notificationBot.user_id] }])).length, 1, 'told once');
+
+  // A deactivated sender's message fails without a notice (nobody would read it).
+  const carol = await s.user(Role.MEMBER, 'Carol');
+  const later = nowSeconds() + 120;
+  await schedule(s, carol, { type: 'private', to: [bob.id], content: 'bye', scheduled_delivery_timestamp: later });
+  t.equal((await s.api('DELETE', `/users/${carol.id}`, s.owner)).status, 200);
+  t.same(await s.scheduler.runOnce(new Date((later + 1) * 1000)), { delivered: 0, failed: 1 });
+  const ownerView = await newest(s, s.owner, [{ operator: 'dm', operand: [notificationBot.user_id, carol.id] }]);
+  t.same(ownerView, []);
+});
