@@ -4,7 +4,10 @@
 // - paths may hold balanced parentheses nested at most seven deep;
 // - it ends where only trailing punctuation `!:;?),.'">` stands before whitespace or the end of the text,
 //   taking the shortest path for which that holds (so "url," and "(url)" lose the punctuation).
-import tldList from 'tlds';
+import { createRequire } from 'node:module';
+
+// The package is one JSON file; required, it loads the same under node and under a TypeScript loader.
+const tldList = createRequire(import.meta.url)('tlds') as string[];
 
 // File-name extensions that are also TLDs link far more often by accident than on purpose.
 const falsePositiveTlds = new Set(['java', 'md', 'mov', 'py', 'zip']);
