@@ -24,7 +24,8 @@ t.test('npm start on an empty DATA_DIR starts the organization as the real serve
   const env: Record<string, string> = { DATA_DIR: dataDir, ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : {}) };
   if (config.natsUrl) Object.assign(env, { NATS_URL: config.natsUrl, NATS_STREAM: config.natsStream });
   const snapshot = async () => {
-    const server = await startChildServer({ ...env, PORT: String(await freePort()) });
+    // As `npm start` runs it: compiled, under plain node.
+    const server = await startChildServer({ ...env, PORT: String(await freePort()) }, 60_000, { compiled: true });
     try {
       const key = /key=(\S+)/.exec(readFileSync(path.join(dataDir, 'zuliprc'), 'utf8'))![1]!;
       const api = client(server.url, 'owner@example.com', key, 20_000);

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,9 +12,29 @@ export interface ChildServer {
   output(): string;
 }
 
-/** Starts `src/server.ts` in its own process (as `npm start` does) and waits until it listens. */
-export async function startChildServer(env: Record<string, string>, timeoutMs = 60_000): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+let compiledEntry: string | undefined;
+
+/**
+ * The server compiled by `npm run build`, into a folder of this process's own inside the repository
+ * (so its imports find node_modules, and parallel test files never write over each other's output).
+ */
+function compiledServer(): string {
+  if (!compiledEntry) {
+    const outdir = path.join(root, '.dist-test', String(process.pid));
+    execFileSync('npm', ['run', '--silent', 'build', '--', `--outdir=${outdir}`], { cwd: root, stdio: 'inherit' });
+    process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
+    compiledEntry = path.join(outdir, 'src', 'server.js');
+  }
+  return compiledEntry;
+}
+
+/**
+ * Starts the server in its own process and waits until it listens: the sources through tsx, or with
+ * `compiled` what `npm start` runs (the build's JavaScript under plain node).
+ */
+export async function startChildServer(env: Record<string, string>, timeoutMs = 60_000, options: { compiled?: boolean } = {}): Promise<ChildServer> {
+  const args = options.compiled ? [compiledServer()] : ['--import', 'tsx', 'src/server.ts'];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
