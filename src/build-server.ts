@@ -11,6 +11,7 @@ import { toApiError } from './http/plugins/errors.js';
 import { ScheduledMessageWorker, type SchedulerOptions } from './scheduler/scheduled-message-worker.js';
 import { requestIdOf } from './http/plugins/request-id.js';
 import { ForgettingJob } from './services/forgetting-job.js';
+import { logRequests } from './observability/logger.js';
 
 export interface ServerInstance {
   fastify: FastifyInstance;
@@ -51,6 +52,8 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   forgetting.start(config.forgettingIntervalSeconds);
   const fastify = Fastify({
     logger: options.logger ?? false,
+    // One line per request instead, by path only (src/observability/logger.ts).
+    disableRequestLogging: true,
     bodyLimit: 30 * 1024 * 1024,
     // The X-Request-Id header is read (and bounded) by requestIdOf: it ends up in event metadata.
     requestIdHeader: false,
@@ -70,6 +73,7 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   fastify.addHook('onSend', async (_request, reply) => {
     if (closed) void reply.header('connection', 'close');
   });
+  if (options.logger) logRequests(fastify);
   platform.projections.onStall((report) => fastify.log.warn(report, 'a write was answered before the read tables reached it'));
   await fastify.register(app, { services: { ctx: platform, queues } });
   await fastify.ready();

@@ -1,5 +1,6 @@
 import { loadConfig } from './config.js';
 import { buildServer } from './build-server.js';
+import { serverLoggerOptions } from './observability/logger.js';
 import { allProjections } from '../projections/index.js';
 
 const LISTEN_BACKLOG = 4096;
@@ -8,7 +9,7 @@ const server = await buildServer(config, {
   projections: allProjections,
   writeZuliprc: true,
   organization: 'full',
-  logger: { level: config.logLevel },
+  logger: serverLoggerOptions(config.logLevel),
 });
 const log = server.fastify.log;
 if (server.bootstrap.owner?.zuliprcPath) {
