@@ -181,6 +181,24 @@ registerTranslator('UserEmailChanged', async (e, db) => {
     },
   };
 });
+/** An erased person becomes the deleted user: the same fields the users projection sets. */
+registerTranslator('UserErased', async (e, db) => {
+  const d = e.data as DataOf<'UserErased'>;
+  const user = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
+  if (!user) return null;
+  const row: UserRow = { ...user, full_name: d.full_name, email: d.email, delivery_email: d.email, is_active: false, role: Role.MEMBER };
+  return {
+    audience: 'realm',
+    forUser: (r) => {
+      const person = (fields: Record<string, unknown>): ClientEvent => ({ type: 'realm_user', op: 'update', person: { user_id: d.user_id, ...fields } });
+      const events: ClientEvent[] = [person({ full_name: d.full_name })];
+      if (canSeeDeliveryEmail(viewerOf(r), row)) events.push(person({ delivery_email: d.email }));
+      if (apiEmail(row, realmHost(r.realm)) === d.email) events.push(person({ new_email: d.email }));
+      events.push(person({ role: Role.MEMBER }), person({ is_active: false }));
+      return events;
+    },
+  };
+});
 registerTranslator('UserProfileDataChanged', async (e) => {
   const d = e.data as DataOf<'UserProfileDataChanged'>;
   const field: Record<string, unknown> = { id: d.field_id, value: d.value };
