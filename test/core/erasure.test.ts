@@ -14,6 +14,7 @@ import { SHREDDED } from '../../src/eventstore/crypto/index.js';
 import { shredDueDeletions } from '../../src/services/forgetting.js';
 import { applyRetention } from '../../src/services/retention.js';
 import { getDefaultRealm } from '../../src/read/realm.js';
+import { createPlatform } from '../../src/platform.js';
 
 // Lower case: a user's address is made from their name, so one marker covers both.
 const marker = () => `marker${randomUUID().replace(/-/g, '')}`;
@@ -81,6 +82,13 @@ t.test('erase-user: identity, status, uploads and messages are forgotten everywh
   const mine = await sendStream(s, alice, open, 'topic', `${said} [notes](${url})`);
   const kept = await sendStream(s, alice, held, 'topic', heldText);
   t.equal((await s.api('POST', '/legal_holds', s.owner, { scope: 'channel', id: held })).status, 200);
+  // The search finds what is there: the live name in the read table, a channel name (not personal) in the log everywhere.
+  const channelName = marker();
+  await createChannel(s, bob, channelName, []);
+  const control = await whereFound(t, s, dataDir, [name, channelName]);
+  t.ok(control[name]?.includes('table users'), 'control: the live name is found in the users table');
+  t.ok(control[channelName]?.includes('export'), 'control: plaintext in the log is found in an export');
+  if (s.platform.config.natsUrl) t.ok(control[channelName]?.some((place) => place.startsWith('nats ')), 'control: and in the NATS stream');
   const headBefore = (await verifyChain(s.platform.db)).headHash;
 
   const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
@@ -173,4 +181,24 @@ t.test('every way to forget leaves the marker nowhere: deletion after grace, pur
   t.equal(life.body.events.at(-1).data.reason, 'retention');
   t.ok((await verifyChain(s.platform.db)).ok);
   t.ok(existsSync(dataDir));
+});
+
+t.test('another replica forgets a destroyed key without being the one that shredded', { skip: !process.env.TEST_DATABASE_URL && 'replicas share a PostgreSQL database' }, async (t) => {
+  const { s } = await server(t);
+  // A second server process on the same database and stream: its projections wait behind the first's locks.
+  const replica = await createPlatform(s.platform.config, { projections: allProjections });
+  t.teardown(() => replica.close());
+  const erin = await s.user(Role.MEMBER, 'Erin');
+  const sid = await createChannel(s, erin, 'replicated', []);
+  const text = marker();
+  const id = await sendStream(s, erin, sid, 'topic', text);
+  const contentOn = async () => (await replica.store.readStream(`message-${id}`))[0]!.data.content;
+  t.equal(await contentOn(), text, 'the replica opened the message (its key is now cached there)');
+  t.equal((await s.api('DELETE', `/messages/${id}`, s.owner, { purge: true })).status, 200);
+  let seen: unknown = text;
+  for (let i = 0; i < 100 && seen !== SHREDDED; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    seen = await contentOn();
+  }
+  t.equal(seen, SHREDDED, 'the replica evicted the key it had cached');
 });
