@@ -74,7 +74,7 @@ export const usersProjection = defineProjection({
         role: Role.MEMBER,
         timezone: '',
         avatar_source: 'G',
-        avatar_version: sql`avatar_version + 1`,
+        avatar_version: d.avatar_version,
         profile_data: JSON.stringify({}),
       }),
     UserBotOwnerChanged: (trx, d, e) => update(trx, e, d.user_id, { bot_owner_id: d.bot_owner_id }),

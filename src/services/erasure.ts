@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { StreamAppend } from '../eventstore/types.js';
 import type { Db } from '../db/database.js';
 import { errors } from '../domain/errors.js';
 import type { UserErased } from '../domain/forgetting/events.js';
@@ -98,26 +99,24 @@ export async function eraseUser(
   }
 
   const reason = options.reason?.trim() ? options.reason.trim().slice(0, 1000) : null;
-  const event: UserErased = {
-    type: 'UserErased',
-    data: {
-      realm_id: meta.realmId,
-      user_id: userId,
-      key_ids: keyIds,
-      full_name: deletedUserName(userId),
-      email: deletedUserEmail(userId, realm),
-      messages: options.messages === 'shred' ? 'shredded' : 'kept',
-      upload_key_ids: uploadKeyIds,
-      reason,
-    },
+  const data = {
+    realm_id: meta.realmId,
+    user_id: userId,
+    key_ids: keyIds,
+    full_name: deletedUserName(userId),
+    email: deletedUserEmail(userId, realm),
+    messages: options.messages === 'shred' ? 'shredded' as const : 'kept' as const,
+    upload_key_ids: uploadKeyIds,
+    reason,
   };
   await ctx.commands.run(metadataOf(meta), async () => {
     const row = await requireUser(ctx.db, userId, meta.realmId);
-    const appends = [{ streamId: userStream(userId), expectedVersion: row.version, events: [event] }];
+    const event: UserErased = { type: 'UserErased', data: { ...data, avatar_version: row.avatar_version + 1 } };
+    const appends: StreamAppend[] = [{ streamId: userStream(userId), expectedVersion: row.version, events: [event] }];
     // As when deactivating: their bots stop working with them.
     const bots = row.is_bot ? [] : await ctx.db.selectFrom('users').select(['id', 'version'])
       .where('bot_owner_id', '=', userId).where('is_bot', '=', true).where('is_active', '=', true).orderBy('id').execute();
-    for (const bot of bots) appends.push({ streamId: userStream(bot.id), expectedVersion: bot.version, events: [{ type: 'UserDeactivated', data: { user_id: bot.id } }] as never });
+    for (const bot of bots) appends.push({ streamId: userStream(bot.id), expectedVersion: bot.version, events: [{ type: 'UserDeactivated', data: { user_id: bot.id } }] });
     return { appends, result: undefined };
   });
   await vacuumForgotten(ctx.db, ['users', 'user_status', 'attachments']);

@@ -15,6 +15,9 @@ import { shredDueDeletions } from '../../src/services/forgetting.js';
 import { applyRetention } from '../../src/services/retention.js';
 import { getDefaultRealm } from '../../src/read/realm.js';
 import { createPlatform } from '../../src/platform.js';
+import { parseReplayPoint, replayInto, targetConfig } from '../../src/cli/replay.js';
+import { testConfig } from '../helpers/config.js';
+import { verifyAction } from '../helpers/verify-action.js';
 
 // Lower case: a user's address is made from their name, so one marker covers both.
 const marker = () => `marker${randomUUID().replace(/-/g, '')}`;
@@ -201,4 +204,33 @@ t.test('another replica forgets a destroyed key without being the one that shred
     seen = await contentOn();
   }
   t.equal(seen, SHREDDED, 'the replica evicted the key it had cached');
+});
+
+t.test('replay --until before the erasure: the person is shredded in the past too', async (t) => {
+  const { s, dataDir } = await server(t);
+  const name = marker();
+  const frank = await s.user(Role.MEMBER, name);
+  const head = (await s.platform.store.head()).position;
+  t.equal((await s.api('POST', `/users/${frank.id}/erase`, s.owner, {})).status, 200);
+  const target = targetConfig(await testConfig(), path.join(dataDir, 'past'));
+  await replayInto(s.platform.db, target, allProjections, parseReplayPoint(String(head)), () => {});
+  const past = await createPlatform({ ...target, natsUrl: undefined }, { projections: allProjections, startWorkers: false });
+  try {
+    const row = await past.db.selectFrom('users').selectAll().where('id', '=', frank.id).executeTakeFirstOrThrow();
+    t.equal(row.full_name, SHREDDED, 'the name before the erasure reads as shredded');
+    t.equal(row.is_active, true, 'the rest of that past stays as it was');
+    t.same(await tablesContaining(past.db, name), [], 'the replayed database holds no trace of the name');
+  } finally {
+    await past.close();
+  }
+});
+
+t.test('event queues: the erasure reaches clients as realm_user updates that make a fresh /register', async (t) => {
+  const { s } = await server(t);
+  const gina = await s.user(Role.MEMBER, 'Gina');
+  const watcher = await s.user(Role.MEMBER, 'Watcher');
+  await verifyAction(t, s, watcher, () => s.api('POST', `/users/${gina.id}/erase`, s.owner, {}), {
+    register: { event_types: ['realm_user'], fetch_event_types: ['realm_user'] },
+    expect: (events) => t.ok(events.some((e) => e.type === 'realm_user' && e.person.full_name === `Deleted User ${gina.id}`)),
+  });
 });

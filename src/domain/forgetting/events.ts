@@ -37,6 +37,8 @@ export type UserErased = Event<'UserErased', {
   full_name: string;
   email: string;
   messages: 'shredded' | 'kept';
+  /** the Gravatar of the placeholder address: the version after the person's last */
+  avatar_version: number;
   /** uploads whose keys and bytes went with the person */
   upload_key_ids: string[];
   reason: string | null;
