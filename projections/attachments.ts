@@ -5,6 +5,23 @@ import { pathIdOfUploadPath } from '../src/read/attachments.js';
 import { runPrepared } from '../src/db/prepared.js';
 import { defineProjection, type HandlerResult, type RunEvent } from './define.js';
 
+/** Files whose last linking message went away are marked orphaned: the cleanup job deletes them (and their keys). */
+async function unlinkMessages(trx: Trx, messageIds: readonly number[]): Promise<void> {
+  if (messageIds.length === 0) return;
+  const touched = await trx.selectFrom('attachment_messages').select('attachment_id').distinct().where('message_id', 'in', messageIds).execute();
+  if (touched.length === 0) return;
+  await trx.deleteFrom('attachment_messages').where('message_id', 'in', messageIds).execute();
+  const ids = touched.map((t) => t.attachment_id);
+  // Files whose last linking message went away: the cleanup job deletes them.
+  await trx
+    .updateTable('attachments')
+    .set({ orphaned: true })
+    .where('id', 'in', ids)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('attachment_messages as l').select('l.message_id').whereRef('l.attachment_id', '=', 'attachments.id'))))
+    .execute();
+}
+
 /** Links a message to the realm's uploads its content names. */
 async function link(trx: Trx, realmId: number, messageId: number, dateSentMs: number, paths: readonly string[]): Promise<void> {
   const pathIds = [...new Set(paths.map(pathIdOfUploadPath).filter((p): p is string => p !== null))];
@@ -63,7 +80,8 @@ async function relinkAll(trx: Trx, run: ReadonlyArray<RunEvent<'MessageEdited'>>
 
 export const attachmentsProjection = defineProjection({
   name: 'attachments',
-  version: 1,
+  // 2: MessagesShredded unlinks files too.
+  version: 2,
   tables: ['attachments', 'attachment_messages'],
   // Few messages link uploads: a run needs a statement only for those that do.
   bulk: {
@@ -92,20 +110,8 @@ export const attachmentsProjection = defineProjection({
     },
     MessageSent: (trx, d) => link(trx, d.realm_id, d.message_id, d.date_sent * 1000, d.attachment_paths),
     MessageEdited: (trx, d) => relink(trx, d),
-    MessagesDeleted: async (trx, d) => {
-      if (d.message_ids.length === 0) return;
-      const touched = await trx.selectFrom('attachment_messages').select('attachment_id').distinct().where('message_id', 'in', d.message_ids).execute();
-      if (touched.length === 0) return;
-      await trx.deleteFrom('attachment_messages').where('message_id', 'in', d.message_ids).execute();
-      const ids = touched.map((t) => t.attachment_id);
-      // Files whose last linking message went away: the cleanup job deletes them.
-      await trx
-        .updateTable('attachments')
-        .set({ orphaned: true })
-        .where('id', 'in', ids)
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('attachment_messages as l').select('l.message_id').whereRef('l.attachment_id', '=', 'attachments.id'))))
-        .execute();
-    },
+    MessagesDeleted: (trx, d) => unlinkMessages(trx, d.message_ids),
+    // Retention and erasure shred messages that were never deleted: their files lose the link too.
+    MessagesShredded: (trx, d) => unlinkMessages(trx, d.message_ids),
   },
 });

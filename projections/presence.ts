@@ -61,5 +61,8 @@ export const userStatusProjection = defineProjection({
         : insert.onConflict((oc) => oc.column('user_id').doUpdateSet(changes))
       ).execute();
     },
+    UserErased: async (trx, d) => {
+      await trx.deleteFrom('user_status').where('user_id', '=', d.user_id).execute();
+    },
   },
 });

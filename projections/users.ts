@@ -2,6 +2,15 @@ import { sql } from 'kysely';
 import type { Trx } from '../src/projections-api.js';
 import type { StoredEvent } from '../src/eventstore/types.js';
 import { defineProjection } from './define.js';
+import { SHREDDED } from '../src/eventstore/crypto/envelope.js';
+import { Role } from '../src/domain/roles.js';
+
+/**
+ * An address sealed under an erased person's key reads as shredded. Rebuilding folds their
+ * UserCreated before their UserErased: each such row gets an address of its own meanwhile (the
+ * addresses are unique per realm), and UserErased then sets the deleted-user placeholder.
+ */
+const addressOf = (value: string, userId: number) => (value === SHREDDED ? `deleteduser${userId}@shredded.invalid` : value);
 
 async function update(trx: Trx, event: StoredEvent, userId: number, set: Record<string, unknown>): Promise<void> {
   await trx
@@ -22,8 +31,8 @@ export const usersProjection = defineProjection({
         .values({
           id: d.user_id,
           realm_id: d.realm_id,
-          email: d.email,
-          delivery_email: d.delivery_email,
+          email: addressOf(d.email, d.user_id),
+          delivery_email: addressOf(d.delivery_email, d.user_id),
           full_name: d.full_name,
           role: d.role,
           is_active: true,
@@ -52,7 +61,22 @@ export const usersProjection = defineProjection({
     UserApiKeyRegenerated: (trx, d, e) => update(trx, e, d.user_id, { api_key: d.api_key }),
     UserPasswordChanged: (trx, d, e) => update(trx, e, d.user_id, { password_hash: d.password_hash }),
     UserTimezoneChanged: (trx, d, e) => update(trx, e, d.user_id, { timezone: d.timezone }),
-    UserEmailChanged: (trx, d, e) => update(trx, e, d.user_id, { email: d.email, delivery_email: d.delivery_email }),
+    UserEmailChanged: (trx, d, e) =>
+      update(trx, e, d.user_id, { email: addressOf(d.email, d.user_id), delivery_email: addressOf(d.delivery_email, d.user_id) }),
+    // As the real server's deleted user: a placeholder name and address, deactivated, a member,
+    // nothing personal left (profile values, timezone, an uploaded avatar).
+    UserErased: (trx, d, e) =>
+      update(trx, e, d.user_id, {
+        full_name: d.full_name,
+        email: d.email,
+        delivery_email: d.email,
+        is_active: false,
+        role: Role.MEMBER,
+        timezone: '',
+        avatar_source: 'G',
+        avatar_version: d.avatar_version,
+        profile_data: JSON.stringify({}),
+      }),
     UserBotOwnerChanged: (trx, d, e) => update(trx, e, d.user_id, { bot_owner_id: d.bot_owner_id }),
     UserAvatarChanged: (trx, d, e) =>
       update(trx, e, d.user_id, { avatar_source: d.avatar_source, avatar_version: d.avatar_version }),

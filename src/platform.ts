@@ -14,6 +14,7 @@ import { CommandRunner } from './commands/command-runner.js';
 import type { ServiceContext } from './services/context.js';
 import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
 import { openEventCrypto } from './eventstore/crypto/index.js';
+import { KeyRevocationFollower } from './eventstore/crypto/key-revocations.js';
 
 /** Storage, log, bus and projection workers, wired once per process. */
 export interface Platform extends ServiceContext {
@@ -76,6 +77,7 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
   const commands = new CommandRunner(db, store, projections);
   database.onConnectionLost(() => projections.resync());
   let relay: NatsRelay | undefined;
+  let revocations: KeyRevocationFollower | undefined;
   if (options.startWorkers !== false) {
     await projections.start();
     if (bus.kind === 'nats') {
@@ -86,6 +88,13 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
     }
     // Other processes learn of new events through the bus.
     store.onCommit((head) => bus.publishWake({ kind: 'appended', position: head }));
+    // Replicas share the database: each forgets the keys another one destroyed (docs/FORGETTING.md).
+    if (database.kind === 'postgres' && store.crypto) {
+      revocations = new KeyRevocationFollower(db, store.crypto);
+      await revocations.start();
+      const follower = revocations;
+      bus.onWake((signal) => signal.kind === 'appended' && void follower.kick());
+    }
   }
   return {
     config,
@@ -102,6 +111,7 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
     async close() {
       projections.stop();
       relay?.stop();
+      revocations?.stop();
       await bus.close();
       await database.close();
       lock?.release();

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import cliProgress from 'cli-progress';
 import { sql } from 'kysely';
 import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
 import { createPlatform, type Platform } from '../platform.js';
 import type { Projection } from '../projections-api.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -126,29 +127,35 @@ export async function verifyCommand(config: Config, projections: readonly Projec
 export async function exportCommand(config: Config, projections: readonly Projection[], out: Out, file?: string): Promise<number> {
   return withPlatform(config, projections, async (p) => {
     const sink: NodeJS.WritableStream = file ? createWriteStream(file) : process.stdout;
-    let after = 0;
-    let count = 0;
-    for (;;) {
-      const rows = await p.db
-        .selectFrom('events')
-        .select([...EVENT_COLUMNS])
-        .where('position', '>', after)
-        .orderBy('position')
-        .limit(5_000)
-        .execute();
-      if (rows.length === 0) break;
-      for (const row of rows) {
-        if (!sink.write(`${jsonText(row)}\n`)) await new Promise<void>((resolve) => sink.once('drain', () => resolve()));
-      }
-      count += rows.length;
-      after = rows[rows.length - 1]!.position;
-    }
+    const count = await writeExport(p.db, sink);
     if (file) await new Promise<void>((resolve) => sink.end(resolve));
     if (file) out(`exported ${count} events to ${file}`);
     // The data keys that still exist go to a file of their own: an import takes them only when asked.
     if (file) out(`exported ${await writeKeyFile(p.db, keyFileOf(file))} data keys to ${keyFileOf(file)}`);
     return count;
   });
+}
+
+/** The log exactly as stored (sealed values as ciphertext), one event per line; returns how many. */
+export async function writeExport(db: Db, sink: NodeJS.WritableStream): Promise<number> {
+  let after = 0;
+  let count = 0;
+  for (;;) {
+    const rows = await db
+      .selectFrom('events')
+      .select([...EVENT_COLUMNS])
+      .where('position', '>', after)
+      .orderBy('position')
+      .limit(5_000)
+      .execute();
+    if (rows.length === 0) break;
+    for (const row of rows) {
+      if (!sink.write(`${jsonText(row)}\n`)) await new Promise<void>((resolve) => sink.once('drain', () => resolve()));
+    }
+    count += rows.length;
+    after = rows[rows.length - 1]!.position;
+  }
+  return count;
 }
 
 /** Loads an export into an empty database, checking the hash chain, then refolds the read tables. */

@@ -1,6 +1,7 @@
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { allProjections } from '../../projections/index.js';
+import { eraseUserCommand, legalHoldCommand } from './forgetting-commands.js';
 import { createUserCommand, exportCommand, importCommand, migrateCommand, onlineRebuildCommand, rebuildCommand, replayCommand, verifyCommand } from './commands.js';
 
 const out = (line: string) => console.log(line);
@@ -66,6 +67,28 @@ program.command('create-user').description('create a user and write a zuliprc fo
       email: opts.email, fullName: opts.fullName, role, botType: opts.botType ? Number(opts.botType) : undefined, password: opts.password,
     });
   });
+
+program.command('erase-user').description("erase a person: destroy the key of their name, addresses, profile and status; they become a deleted user")
+  .argument('<email>')
+  .addOption(new Option('--messages <what>', 'their messages: shred (unless a legal hold covers them) or keep').choices(['shred', 'keep']).default('keep'))
+  .option('--reason <text>', 'why (recorded in the erasure event)')
+  .action(async (email: string, opts: { messages: 'shred' | 'keep'; reason?: string }) => {
+    await eraseUserCommand(loadConfig(), allProjections, out, { email, messages: opts.messages, reason: opts.reason });
+  });
+
+const hold = program.command('legal-hold').description('legal holds: while a channel or a person is held, nothing of theirs is shredded');
+hold.command('list').description('list the holds').action(async () => {
+  await legalHoldCommand(loadConfig(), allProjections, out, { action: 'list' });
+});
+for (const [action, description] of [['add', 'put a channel or a person on hold'], ['remove', 'lift a hold']] as const) {
+  hold.command(action).description(description)
+    .addArgument(new Argument('<scope>', 'channel or user').choices(['channel', 'user']))
+    .argument('<id>', 'the channel id or user id')
+    .option('--reason <text>', 'why (recorded in the hold event)')
+    .action(async (scope: 'channel' | 'user', id: string, opts: { reason?: string }) => {
+      await legalHoldCommand(loadConfig(), allProjections, out, { action, scope, id: Number(id), reason: opts.reason });
+    });
+}
 
 try {
   await program.parseAsync(process.argv);

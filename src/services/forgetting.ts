@@ -55,8 +55,8 @@ export async function shredMessages(ctx: ServiceContext, meta: RequestMeta, real
  * tables that held the forgotten values. Best effort (it cannot run inside a transaction, and a
  * concurrent VACUUM may hold the table); the next shred tries again.
  */
-export async function vacuumForgotten(db: Db): Promise<void> {
-  for (const table of ['data_keys', 'messages', 'pending_shreds']) {
+export async function vacuumForgotten(db: Db, more: readonly string[] = []): Promise<void> {
+  for (const table of ['data_keys', 'messages', 'pending_shreds', ...more]) {
     await sql`VACUUM ${sql.table(table)}`.execute(db).catch(() => undefined);
   }
 }

@@ -23,4 +23,25 @@ export type LegalHoldChanged = Event<'LegalHoldChanged', {
   reason: string | null;
 }>;
 
-export type ForgettingEvent = MessagesShredded | LegalHoldChanged;
+/**
+ * A person was erased: their identity key (`key_ids`) was destroyed, so every name, address,
+ * profile value and status text sealed under it reads as shredded everywhere in the log. The
+ * account stays as the real server's deleted user (do_delete_user): `full_name` and `email` are
+ * that placeholder (never the person's own), and it is deactivated. `messages`: whether their
+ * messages were shredded too (each batch is its own MessagesShredded) or kept.
+ */
+export type UserErased = Event<'UserErased', {
+  realm_id: number;
+  user_id: number;
+  key_ids: string[];
+  full_name: string;
+  email: string;
+  messages: 'shredded' | 'kept';
+  /** the Gravatar of the placeholder address: the version after the person's last */
+  avatar_version: number;
+  /** uploads whose keys and bytes went with the person */
+  upload_key_ids: string[];
+  reason: string | null;
+}>;
+
+export type ForgettingEvent = MessagesShredded | LegalHoldChanged | UserErased;

@@ -181,6 +181,32 @@ registerTranslator('UserEmailChanged', async (e, db) => {
     },
   };
 });
+/** An erased person becomes the deleted user: the same fields the users projection sets. */
+registerTranslator('UserErased', async (e, db) => {
+  const d = e.data as DataOf<'UserErased'>;
+  const user = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
+  if (!user) return null;
+  const row: UserRow = {
+    ...user, full_name: d.full_name, email: d.email, delivery_email: d.email, is_active: false, role: Role.MEMBER, avatar_source: 'G', avatar_version: d.avatar_version,
+  };
+  const avatar = {
+    avatar_source: 'G',
+    avatar_url: avatarUrlFor(row, true, false),
+    avatar_url_medium: avatarUrlFor(row, true, false, true),
+    avatar_version: d.avatar_version,
+  };
+  return {
+    audience: 'realm',
+    forUser: (r) => {
+      const person = (fields: Record<string, unknown>): ClientEvent => ({ type: 'realm_user', op: 'update', person: { user_id: d.user_id, ...fields } });
+      const events: ClientEvent[] = [person({ full_name: d.full_name })];
+      if (canSeeDeliveryEmail(viewerOf(r), row)) events.push(person({ delivery_email: d.email }));
+      if (apiEmail(row, realmHost(r.realm)) === d.email) events.push(person({ new_email: d.email }));
+      events.push(person(avatar), person({ role: Role.MEMBER }), person({ is_active: false }));
+      return events;
+    },
+  };
+});
 registerTranslator('UserProfileDataChanged', async (e) => {
   const d = e.data as DataOf<'UserProfileDataChanged'>;
   const field: Record<string, unknown> = { id: d.field_id, value: d.value };

@@ -5,7 +5,14 @@ import type { DataKeyStore } from './key-store.js';
 import { SEALING_RULES, type KeyScope } from './personal-fields.js';
 
 /** Event types whose fold destroys keys: readers evict them from the key cache when they see one. */
-export const KEY_DESTROYING_TYPES = new Set(['MessagesShredded']);
+export const KEY_DESTROYING_TYPES = new Set(['MessagesShredded', 'UserErased']);
+
+/** The keys a MessagesShredded or UserErased event destroyed (never any content). */
+export function keysDestroyedBy(event: Pick<StoredEvent, 'type' | 'data'>): string[] {
+  if (!KEY_DESTROYING_TYPES.has(event.type)) return [];
+  const ids = [event.data.key_ids, event.data.upload_key_ids].flatMap((list) => (Array.isArray(list) ? list : []));
+  return ids.filter((id): id is string => typeof id === 'string');
+}
 
 /**
  * Seals personal fields before an event is appended and opens them for every reader of the log.
@@ -60,9 +67,7 @@ export class EventCrypto {
     }
     if (needed.length > 0) await this.keys.load(needed, db);
     const out = events.map((event) => this.openOne(event));
-    for (const event of events) {
-      if (KEY_DESTROYING_TYPES.has(event.type)) this.evict((event.data.key_ids as string[] | undefined) ?? []);
-    }
+    for (const event of events) this.evict(keysDestroyedBy(event));
     return out;
   }
 

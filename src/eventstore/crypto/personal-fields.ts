@@ -18,6 +18,15 @@ export interface KeyScope {
 export const messageKeyId = (messageId: number) => `message:${messageId}`;
 export const messageKey = (messageId: number): KeyScope => ({ keyId: messageKeyId(messageId), scope: 'message', subject: String(messageId) });
 
+export const userKeyId = (userId: number) => `user:${userId}`;
+export const userKey = (userId: number): KeyScope => ({ keyId: userKeyId(userId), scope: 'user', subject: String(userId) });
+
+/** A person's identity fields go under their own key: erasing them destroys it (src/services/erasure.ts). */
+const byUser = (fields: readonly string[]): SealingRule => ({
+  keyOf: (d) => (typeof d.user_id === 'number' ? userKey(d.user_id) : null),
+  fields,
+});
+
 const firstMessageId = (data: Record<string, unknown>): number | null => {
   const ids = data.message_ids;
   return Array.isArray(ids) && typeof ids[0] === 'number' ? ids[0] : null;
@@ -41,4 +50,11 @@ export const SEALING_RULES: Readonly<Record<string, SealingRule>> = {
     },
     fields: ['topic'],
   },
+  // A person's identity: name, addresses, profile field values, status text (UserAvatarChanged
+  // holds only 'G'/'U' and a version: the uploaded image's bytes are the avatar's storage).
+  UserCreated: byUser(['email', 'delivery_email', 'full_name']),
+  UserRenamed: byUser(['full_name']),
+  UserEmailChanged: byUser(['email', 'delivery_email']),
+  UserProfileDataChanged: byUser(['value', 'rendered_value']),
+  UserStatusChanged: byUser(['status_text']),
 };

@@ -4,7 +4,8 @@ import { defineRoute } from '../route.js';
 import { ApiError, errors } from '../../domain/errors.js';
 import { getAttachmentByPath, listAttachments, realmUploadSpaceUsed } from '../../read/attachments.js';
 import { cleanupAttachments, deleteAttachment, mayAccessAttachment, uploadFile, type UploadedFile } from '../../services/attachments.js';
-import { storageFor, uploadSettingsFromEnv } from '../../storage/index.js';
+import { uploadSettingsFromEnv } from '../../storage/index.js';
+import { uploadStorage } from '../../services/upload-crypto.js';
 import type { ServiceContext } from '../../services/context.js';
 import type { UserRow } from '../../read/users.js';
 import type { AppServices } from '../services.js';
@@ -35,7 +36,7 @@ export function fileParts(request: FastifyRequest): FilePart[] {
 /** POST /user_uploads, GET /attachments, DELETE /attachments/{id} (under /api/v1). */
 export default async function attachmentRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
-  const storage = storageFor(ctx.config.dataDir);
+  const storage = uploadStorage(ctx);
   const settings = uploadSettingsFromEnv();
 
   defineRoute(app, {
@@ -82,7 +83,7 @@ const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|bmp)|video\/(mp4|webm|ogg)|aud
 /** GET /user_uploads/<path_id>: the authenticated download of an uploaded file (outside /api/v1). */
 export async function uploadDownloadRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
-  const storage = storageFor(ctx.config.dataDir);
+  const storage = uploadStorage(ctx);
   const notFound = () => new ApiError('BAD_REQUEST', 404, 'File not found');
   app.route({
     method: 'GET',

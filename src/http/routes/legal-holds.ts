@@ -5,6 +5,7 @@ import { listLegalHolds, setLegalHold, type HoldScope } from '../../services/leg
 import { errors } from '../../domain/errors.js';
 import { Role } from '../../domain/roles.js';
 import type { AppServices } from '../services.js';
+import { eraseUser, type ErasedMessages } from '../../services/erasure.js';
 
 interface HoldParams {
   scope: HoldScope;
@@ -17,7 +18,16 @@ const holdParams: ParamsSpec = {
   required: ['scope', 'id'],
 };
 
-/** Our extension (docs/FORGETTING.md): owners put a channel or a person on legal hold; nothing of theirs is shredded meanwhile. */
+interface EraseParams {
+  user_id: number;
+  messages: ErasedMessages;
+  reason?: string;
+}
+
+/**
+ * Our extensions (docs/FORGETTING.md), the forgetting area: owners put a channel or a person on
+ * legal hold (nothing of theirs is shredded meanwhile), and erase a person.
+ */
 export default async function legalHoldRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
 
@@ -46,6 +56,24 @@ export default async function legalHoldRoutes(app: FastifyInstance, { services }
     params: holdParams,
     handler: async ({ params, user, realm, meta }) => {
       await setLegalHold(ctx, meta, user, realm.id, { scope: params.scope, subjectId: params.id, held: false, reason: params.reason });
+    },
+  });
+
+  // The real server has no API for this (only its delete_user management command).
+  defineRoute<EraseParams>(app, {
+    method: 'POST',
+    url: '/users/:user_id/erase',
+    params: {
+      properties: {
+        user_id: { type: 'integer' },
+        messages: { type: 'string', enum: ['shred', 'keep'], default: 'keep' },
+        reason: { type: 'string', maxLength: 1000 },
+      },
+      required: ['user_id'],
+    },
+    handler: async ({ params, user, meta }) => {
+      if (user.role !== Role.OWNER) throw errors.mustBeOwner();
+      return { ...(await eraseUser(ctx, meta, user, params.user_id, { messages: params.messages, reason: params.reason })) };
     },
   });
 }
