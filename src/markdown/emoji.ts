@@ -1,92 +1,41 @@
-// Unicode emoji names and codes, built from emojibase-data at load time.
-//
-// Zulip names emoji after its own (mostly Google-derived) list; emojibase's shortcode presets are the
-// nearest well-kept source. Known gaps: Zulip renamed a few emoji (e.g. `smile` is U+1F642 there).
-import { createRequire } from 'node:module';
+// What Markdown recognizes as emoji syntax; the names and codes come from the catalogue (src/emoji).
+import { codeOfCharacters, emoticonTranslations, unicodeEmojiByCode, unicodeEmojiByName, type UnicodeEmoji } from '../emoji/catalogue.js';
 
-interface EmojibaseEmoji {
-  hexcode: string;
-  emoji: string;
-  version: number;
-}
-type ShortcodeMap = Record<string, string | string[]>;
+export type { UnicodeEmoji };
 
-const require = createRequire(import.meta.url);
-const data = require('emojibase-data/en/data.json') as EmojibaseEmoji[];
-// The emojibase preset comes first: its primary names ("poop", "robot", "heart") are Zulip's.
-const presets: ShortcodeMap[] = ['emojibase', 'github', 'iamcal', 'joypixels', 'cldr'].map(
-  (preset) => require(`emojibase-data/en/shortcodes/${preset}.json`) as ShortcodeMap,
-);
+/** `:name:` — the real server's `[\w\-\+]` between colons, with Python's Unicode `\w`. */
+export const emojiNamePattern = /:([\p{L}\p{N}_+-]+):/gu;
 
-// Zulip's emoji set stops at Unicode 15.0: later sequences (e.g. 15.1's lime) stay plain text.
-const maxEmojiVersion = 15;
+// One possible emoji (Unicode TR51's EBNF, as the real server matches it): a flag, or an emoji with an
+// optional modifier, keycap or tag run, joined by ZWJ to more of the same. A candidate that is not one
+// catalogue code is left alone as a whole (a skin-toned or unknown ZWJ sequence stays text).
+const element = String.raw`\p{Emoji}(?:\p{Emoji_Modifier}|\uFE0F\u20E3?|[\u{E0020}-\u{E007E}]+\u{E007F})?`;
+const flag = String.raw`\p{Regional_Indicator}\p{Regional_Indicator}`;
+export const emojiSequencePattern = new RegExp(`${flag}|${element}(?:\\u200D(?:${flag}|${element}))*`, 'gu');
 
-export interface UnicodeEmoji {
-  /** dash-separated lowercase hex codepoints without variation selectors, e.g. "1f441-200d-1f5e8" */
-  code: string;
-  name: string;
-}
+// One character without emoji presentation (an arrow, ©, a digit, a bare keycap) is text, not emoji.
+const textPresentation = /^\P{Emoji_Presentation}\u20E3?$/u;
 
-const byName = new Map<string, string>();
-const canonicalName = new Map<string, string>();
-const byCharacters = new Map<string, string>();
-
-const stripVariation = (s: string): string => s.replace(/\uFE0F/g, '');
-const toCode = (hexcode: string): string =>
-  hexcode
-    .toLowerCase()
-    .split('-')
-    .filter((part) => part !== 'fe0f')
-    .join('-');
-
-const included = data.filter((emoji) => emoji.version <= maxEmojiVersion);
-for (const emoji of included) byCharacters.set(stripVariation(emoji.emoji), toCode(emoji.hexcode));
-// Preset by preset, so that a name taken by an earlier preset keeps that preset's meaning.
-for (const preset of presets) {
-  for (const emoji of included) {
-    const entry = preset[emoji.hexcode];
-    if (entry === undefined) continue;
-    const code = toCode(emoji.hexcode);
-    const names = Array.isArray(entry) ? entry : [entry];
-    for (const name of names) if (!byName.has(name)) byName.set(name, code);
-    if (!canonicalName.has(code)) {
-      // The shortest name is the colloquial one ("smiley" over "grinning_face_with_big_eyes").
-      canonicalName.set(code, names.reduce((a, b) => (b.length < a.length ? b : a)));
-    }
-  }
+/** The catalogue emoji a matched sequence spells, unless it is a text-presentation character. */
+export function emojiOfSequence(sequence: string): UnicodeEmoji | undefined {
+  if (textPresentation.test(sequence)) return undefined;
+  return unicodeEmojiByCode(codeOfCharacters(sequence));
 }
 
 export function emojiByName(name: string): UnicodeEmoji | undefined {
-  const code = byName.get(name);
-  return code === undefined ? undefined : { code, name };
+  return unicodeEmojiByName(name);
 }
 
-export function emojiByCode(code: string): UnicodeEmoji | undefined {
-  const normalized = toCode(code);
-  const name = canonicalName.get(normalized);
-  return name === undefined ? undefined : { code: normalized, name };
-}
+// An emoticon counts only between terminal symbols (or the ends of the text), as in the real server's
+// compose box: "(:" in "f(:x)" is not a smile.
+const terminal = String.raw`,.;?!()\[\] "'\n\t`;
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const emoticonPattern = new RegExp(
+  `(?<![^${terminal}])(${emoticonTranslations.map((e) => escapeRegExp(e.emoticon)).join('|')})(?![^${terminal}])`,
+  'g',
+);
+const emoticonEmoji = new Map(emoticonTranslations.map((e) => [e.emoticon, { code: e.code, name: e.name }]));
 
-/** The emoji a run of characters spells, when the whole run is one known emoji. */
-export function emojiByCharacters(characters: string): UnicodeEmoji | undefined {
-  const code = byCharacters.get(stripVariation(characters));
-  return code === undefined ? undefined : emojiByCode(code);
-}
-
-// One candidate emoji sequence: a keycap, a flag, or pictographs joined by ZWJ. A candidate that is not
-// one known emoji is left alone as a whole, the way Zulip leaves unknown ZWJ sequences untouched.
-export const emojiSequencePattern =
-  /[#*0-9]\uFE0F?\u20E3|\p{Regional_Indicator}{2}|\p{Extended_Pictographic}[\uFE0F\p{Emoji_Modifier}]?(?:\u200D\p{Extended_Pictographic}[\uFE0F\p{Emoji_Modifier}]?)*/gu;
-
-/** Text-presentation symbols (©, ™, ↔) only count as emoji when something marks them as such. */
-export function looksLikeEmoji(sequence: string): boolean {
-  return /^\p{Emoji_Presentation}/u.test(sequence) || /[\uFE0F\u200D\u20E3]/.test(sequence);
-}
-
-/** Every Unicode emoji code with its names, the canonical one first (the server's emoji data file). */
-export function emojiNamesByCode(): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const [code, name] of canonicalName) out[code] = [name];
-  for (const [name, code] of byName) if (name !== canonicalName.get(code)) out[code]?.push(name);
-  return out;
+export function emojiOfEmoticon(emoticon: string): UnicodeEmoji | undefined {
+  return emoticonEmoji.get(emoticon);
 }

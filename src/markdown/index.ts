@@ -11,7 +11,6 @@ export type {
 export { renderMarkdown } from './render.js';
 export { renderTopicLinks } from './linkifiers.js';
 import type { RenderContext } from './types.js';
-import { emojiByCode as lookupByCode, emojiByName as lookupByName } from './emoji.js';
 
 /** No users, groups, channels, linkifiers or custom emoji: for tests and POST /messages/render without data. */
 export const emptyRenderContext = (realmUrl: string): RenderContext => ({
@@ -23,14 +22,4 @@ export const emptyRenderContext = (realmUrl: string): RenderContext => ({
   linkifiers: [],
   customEmojiByName: () => undefined,
 });
-
-/** A Unicode emoji by name ("smile", "+1", "thumbs_up"); code is like "1f600". */
-export function emojiByName(name: string): { code: string; name: string } | undefined {
-  return lookupByName(name);
-}
-
-/** A Unicode emoji by code ("1f600"), with its canonical name. */
-export function emojiByCode(code: string): { code: string; name: string } | undefined {
-  return lookupByCode(code);
-}
 export { MarkdownRenderingError } from './limits.js';

@@ -36,6 +36,8 @@ export interface RenderContext {
   /** applied in this order */
   linkifiers: Linkifier[];
   customEmojiByName(name: string): CustomEmoji | undefined;
+  /** the sender's `translate_emoticons` setting: `:)` renders as `:smile:` */
+  translateEmoticons?: boolean;
 }
 export interface RenderResult {
   html: string;

@@ -1,3 +1,4 @@
+import { currentUnicodeEmojiName } from '../emoji/catalogue.js';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { MessagesTable } from '../db/schema/messages.js';
@@ -144,7 +145,8 @@ export function reactionObject(
   host: string,
 ): Record<string, unknown> {
   return {
-    emoji_name: r.emoji_name,
+    // Rows folded from version 1 events before the upcaster existed still hold the old table's names.
+    emoji_name: r.reaction_type === 'unicode_emoji' ? currentUnicodeEmojiName(r.emoji_code, r.emoji_name) : r.emoji_name,
     emoji_code: r.emoji_code,
     reaction_type: r.reaction_type,
     user_id: r.user_id,

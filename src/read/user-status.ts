@@ -1,3 +1,4 @@
+import { currentUnicodeEmojiName } from '../emoji/catalogue.js';
 import type { Db } from '../db/database.js';
 
 /**
@@ -19,7 +20,9 @@ export async function realmUserStatus(db: Db, realmId: number): Promise<Record<s
     const entry: Record<string, unknown> = {};
     if (away) entry.away = true;
     if (row.status_text) entry.status_text = row.status_text;
-    if (row.emoji_name) Object.assign(entry, { emoji_name: row.emoji_name, emoji_code: row.emoji_code, reaction_type: row.reaction_type });
+    // Rows folded from version 1 events before the upcaster existed may hold the old table's names.
+    const name = row.reaction_type === 'unicode_emoji' && row.emoji_name ? currentUnicodeEmojiName(row.emoji_code, row.emoji_name) : row.emoji_name;
+    if (name) Object.assign(entry, { emoji_name: name, emoji_code: row.emoji_code, reaction_type: row.reaction_type });
     if (Object.keys(entry).length > 0 || row.emoji_code || row.reaction_type !== 'unicode_emoji') out[String(row.user_id)] = entry;
   }
   return out;

@@ -19,14 +19,14 @@ import { EDITABLE_FLAGS, FlagBit, NON_EDITABLE_FLAGS, isRead } from '../domain/m
 import type { StreamPropertyChanged } from '../domain/channels/events.js';
 import { canonicalStreamName } from '../domain/channels/decider.js';
 import { renderMarkdown } from '../markdown/index.js';
-import { resolveReactionEmoji, type ReactionParams } from './reaction-emoji.js';
+import { resolveReaction, type ReactionParams } from './reaction-emoji.js';
 import { buildNarrow, messageVisibleTo, mutedSql, parseNarrow, receivedSql, unreadSql, type NarrowViewer } from '../read/narrow.js';
 import { getMessageRow, getMessageRows, narrowViewer, readThroughOf, userMessageState, fetchMessages, type FetchParams, type MessageRow } from '../read/messages.js';
 import { apiEmail, getUserByEmailFor, type UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
 import { canReadStreamContent, isSubscribed, streamHistoryIsProtected, subscriberIds, type StreamRow } from '../visibility.js';
 import { DEFAULT_REALM_PROPERTIES } from '../domain/realm/defaults.js';
-import { alertedUsers, realmRenderData } from './render-context.js';
+import { alertedUsers, realmRenderData, senderRenderContext } from './render-context.js';
 import { claimableUploadPaths } from './attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { usersMuting } from '../read/muted-users.js';
@@ -222,7 +222,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   }
 
   const data = await dataPromise;
-  const rendered = renderMarkdown(content, data.context);
+  const rendered = renderMarkdown(content, senderRenderContext(data.context, user));
   const receiverSet = new Set(receivers);
   const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receiverSet.has(id)));
   for (const groupId of rendered.mentionedGroupIds) {
@@ -342,7 +342,7 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     if (params.content !== undefined) {
       const text = normalizeContent(params.content);
       const data = await realmRenderData(ctx, realm.id);
-      const rendered = renderMarkdown(text, data.context);
+      const rendered = renderMarkdown(text, senderRenderContext(data.context, user));
       const receivers = new Set(row.stream_id !== null ? [...(await subscriberIds(ctx.db, row.stream_id)), row.sender_id] : state.dm_user_ids);
       const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receivers.has(id)));
       for (const g of rendered.mentionedGroupIds) for (const id of data.groupMembers.get(g) ?? []) if (receivers.has(id)) mentioned.add(id);
@@ -474,16 +474,8 @@ export async function react(ctx: ServiceContext, meta: RequestMeta, user: UserRo
   if ((realm.properties as Record<string, unknown>).emoji_reactions_enabled === false) throw errors.badRequest('Emoji reactions are disabled.');
   await ctx.commands.run(metadataOf(meta), async () => {
     const row = await requireVisibleMessage(ctx.db, user, messageId);
-    const emoji = await resolveReactionEmoji(ctx.db, realm.id, messageId, params, op === 'remove');
-    const existing = await ctx.db
-      .selectFrom('reactions')
-      .select('emoji_name')
-      .where('message_id', '=', messageId)
-      .where('user_id', '=', user.id)
-      .where('reaction_type', '=', emoji.reaction_type)
-      .where('emoji_code', '=', emoji.emoji_code)
-      .executeTakeFirst();
-    const events = decideReaction({ op, message_id: messageId, user_id: user.id, ...emoji, emoji_name: op === 'remove' && existing ? existing.emoji_name : emoji.emoji_name }, !!existing);
+    const { emoji, existing } = await resolveReaction(ctx.db, realm.id, messageId, user.id, params, op);
+    const events = decideReaction({ op, message_id: messageId, user_id: user.id, ...emoji }, existing);
     return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: undefined };
   });
 }

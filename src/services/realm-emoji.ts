@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { decideRealmEmoji, type RealmEmojiCommand, type RealmEmojiState } from '../domain/realm-emoji/decider.js';
-import { emojiByName } from '../markdown/index.js';
+import { unicodeEmojiByName } from '../emoji/catalogue.js';
 import { listRealmEmojiRows, originalPathId } from '../read/realm-emoji.js';
 import type { RealmRow } from '../read/realm.js';
 import type { UserRow } from '../read/users.js';
@@ -70,7 +70,7 @@ export async function addRealmEmoji(
     max_size_mib: maxEmojiFileSizeMib(),
     path_id,
     still_path_id: null,
-    overrides_builtin: emojiByName(name.trim().replace(/ /g, '_')) !== undefined,
+    overrides_builtin: unicodeEmojiByName(name.trim().replace(/ /g, '_')) !== undefined,
   };
   // Validate before reading the image (the real server's order of errors) and before writing anything.
   decideRealmEmoji(command, await loadState(ctx, realm));

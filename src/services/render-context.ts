@@ -108,6 +108,12 @@ export async function loadRenderData(db: Db, realmId: number): Promise<RealmRend
   };
 }
 
+/** The realm's render context as `sender` writes: with their emoticon translation setting. */
+export function senderRenderContext(context: RenderContext, sender: { settings: unknown }): RenderContext {
+  const translate = (sender.settings as Record<string, unknown> | null)?.translate_emoticons === true;
+  return translate ? { ...context, translateEmoticons: true } : context;
+}
+
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Users (among `candidates`) with an alert word in `content`: case-insensitive, on word boundaries. */

@@ -1,8 +1,8 @@
 import { errors } from '../domain/errors.js';
 import type { UserSettingsChanged } from '../domain/users/events.js';
-import { decideUserStatus, type EmojiCatalog } from '../domain/user-status/decider.js';
+import { decideUserStatus } from '../domain/user-status/decider.js';
+import { builtinEmojiCatalog } from '../emoji/emoji-request.js';
 import type { StreamAppend } from '../eventstore/types.js';
-import { emojiByCode, emojiByName } from '../markdown/index.js';
 import { listRealmEmojiRows } from '../read/realm-emoji.js';
 import type { UserRow } from '../read/users.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
@@ -26,11 +26,7 @@ export interface UserStatusRequest {
 export async function updateUserStatus(ctx: ServiceContext, meta: RequestMeta, user: UserRow, request: UserStatusRequest): Promise<void> {
   if (user.is_bot) throw errors.badRequest('This endpoint does not accept bot requests.');
   const needsCustom = request.emoji_name !== undefined && request.emoji_name !== '';
-  const catalog: EmojiCatalog = {
-    codeOfName: (name) => emojiByName(name)?.code,
-    isCode: (code) => emojiByCode(code)?.code === code,
-    custom: needsCustom ? await listRealmEmojiRows(ctx.db, user.realm_id) : [],
-  };
+  const catalog = builtinEmojiCatalog(needsCustom ? await listRealmEmojiRows(ctx.db, user.realm_id) : []);
   const events = decideUserStatus({ type: 'UpdateUserStatus', user_id: user.id, realm_id: user.realm_id, ...request }, catalog);
   await ctx.commands.run(metadataOf(meta), async () => {
     const appends: StreamAppend[] = [{ streamId: userStatusStream(user.id), expectedVersion: undefined, events }];

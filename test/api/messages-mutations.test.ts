@@ -79,7 +79,7 @@ t.test('reactions', async (t) => {
 
   const read = await s.api('GET', `/messages/${m}`, alice);
   t.equal(read.body.message.reactions.length, 2);
-  t.match(read.body.message.reactions[0], { emoji_name: 'smile', emoji_code: '1f604', reaction_type: 'unicode_emoji', user_id: bob.id, user: { id: bob.id, full_name: 'Bob' } });
+  t.match(read.body.message.reactions[0], { emoji_name: 'smile', emoji_code: '1f642', reaction_type: 'unicode_emoji', user_id: bob.id, user: { id: bob.id, full_name: 'Bob' } });
   t.ok(validateSingleMessage(read.body.message), JSON.stringify(validateSingleMessage.errors));
 
   t.equal((await s.api('DELETE', `/messages/${m}/reactions`, bob, { emoji_name: 'smile' })).status, 200);

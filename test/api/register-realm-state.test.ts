@@ -59,6 +59,14 @@ t.test('server_emoji_data_url serves the Unicode emoji names the server accepts'
   t.same(Object.keys(data), ['code_to_names']);
   t.ok(Object.keys(data.code_to_names).length > 1000);
   t.ok(data.code_to_names['1f419']?.includes('octopus'), 'octopus');
+  t.same(data.code_to_names['1f642'], ['smile'], 'the real server’s names: smile is U+1F642');
+  t.same(data.code_to_names['2b06'], ['up', 'north']);
+  t.notOk(Object.values(data.code_to_names).flat().includes('skin-tone-2'));
+  t.match(url.pathname, /^\/static\/generated\/emoji\/emoji_api\.[0-9a-f]{12}\.json$/, 'the path carries a hash of the content');
+  t.match(response.headers['cache-control'], /max-age/);
+  const zulip = await s.fastify.inject({ method: 'GET', url: '/static/generated/emoji/images/emoji/unicode/zulip.png' });
+  t.equal(zulip.statusCode, 200, 'the image :zulip: renders with is served');
+  t.equal(zulip.headers['content-type'], 'image/png');
   // What the data promises, the server accepts.
   const channel = await s.api('POST', '/users/me/subscriptions', member, { subscriptions: [{ name: 'emoji' }] });
   t.equal(channel.status, 200);

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { emojiDataDocument } from '../../emoji/catalogue.js';
 /** Server-wide facts that /register reports beside the organization's own settings. */
 
 /** GIPHY content ratings an administrator may pick; `id` is the realm's giphy_rating value. */
@@ -86,7 +88,12 @@ export const SEARCH_STOP_WORDS: readonly string[] = [
 /** The Jitsi server video calls use unless the organization names its own. */
 export const DEFAULT_JITSI_SERVER_URL = 'https://meet.jit.si';
 
-/** Public files the server serves (routes/static-assets.ts) and /register points at. */
-export const EMOJI_DATA_PATH = '/static/generated/emoji/emoji_api.json';
+/**
+ * Public files the server serves (routes/static-assets.ts) and /register points at. The emoji data's path
+ * carries a hash of its content, as the real server's does, so a client's cached copy never outlives a
+ * change of the emoji names.
+ */
+export const EMOJI_DATA = JSON.stringify(emojiDataDocument());
+export const EMOJI_DATA_PATH = `/static/generated/emoji/emoji_api.${createHash('sha256').update(EMOJI_DATA).digest('hex').slice(0, 12)}.json`;
 export const ORGANIZATION_LOGO_PATH = '/static/images/logo/zulip-org-logo.svg';
 export const ORGANIZATION_ICON_PATH = '/static/images/logo/zulip-icon-128x128.png';

@@ -25,7 +25,7 @@ import {
   requireVisibleMessage,
   sendMessage,
 } from '../../services/messages.js';
-import { realmRenderData } from '../../services/render-context.js';
+import { realmRenderData, senderRenderContext } from '../../services/render-context.js';
 import type { AppServices } from '../services.js';
 
 const anyJson = { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'array' }] } as const;
@@ -165,10 +165,10 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
     method: 'POST',
     url: '/messages/render',
     params: { properties: { content: { type: 'string' } }, required: ['content'] },
-    handler: async ({ params, realm }) => {
+    handler: async ({ params, user, realm }) => {
       if ([...params.content].length > MAX_MESSAGE_LENGTH) throw errors.badRequest(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
       const data = await realmRenderData(ctx, realm.id);
-      return { rendered: renderMarkdown(params.content, data.context).html };
+      return { rendered: renderMarkdown(params.content, senderRenderContext(data.context, user)).html };
     },
   });
 

@@ -3,7 +3,8 @@
 import { fromHtml } from 'hast-util-from-html';
 import type { Root, RootContent } from 'hast';
 import t, { type Test } from 'tap';
-import { emojiByCode, emojiByName, emptyRenderContext, renderMarkdown, renderTopicLinks } from '../../../src/markdown/index.js';
+import { emptyRenderContext, renderMarkdown, renderTopicLinks } from '../../../src/markdown/index.js';
+import { unicodeEmojiByCode as emojiByCode, unicodeEmojiByName as emojiByName } from '../../../src/emoji/catalogue.js';
 import { linkifiers, testContext } from './fixtures.js';
 
 const ctx = testContext();
