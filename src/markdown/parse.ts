@@ -41,7 +41,41 @@ export function parseMarkdown(source: string): MdNode {
   // Checked before anything walks the tree recursively (inline nesting such as emphasis runs counts too).
   if (treeDepth(tree) > MAX_TREE_DEPTH) throw new MarkdownRenderingError();
   fixSourceDependent(tree, source);
+  fixBareQuoteMarkers(tree, source);
   return tree;
+}
+
+/**
+ * In Zulip a quote needs a line with something after its `>`: lines of bare `>` markers up to the end of their
+ * block are paragraph text (`>` alone is "<p>&gt;</p>", `>>>>>` is four quotes around "&gt;"), and such lines
+ * right under a paragraph continue it. CommonMark parses them as empty quotes, which this turns back.
+ */
+function fixBareQuoteMarkers(parent: MdNode, source: string): void {
+  if (!parent.children) return;
+  const out: MdNode[] = [];
+  for (const child of parent.children) {
+    fixBareQuoteMarkers(child, source);
+    const raw = child.type === 'blockquote' && child.children?.length === 0 ? sourceOf(child, source) : undefined;
+    if (raw === undefined) {
+      out.push(child);
+      continue;
+    }
+    const markers = raw.replace(/^[ \t]+/, '');
+    const previous = out[out.length - 1];
+    const previousEnd = previous?.position?.end.offset;
+    const start = child.position?.start.offset;
+    if (
+      previous?.type === 'paragraph' &&
+      previousEnd !== undefined &&
+      start !== undefined &&
+      /^\n[ \t]*$/.test(source.slice(previousEnd, start))
+    ) {
+      (previous.children ??= []).push(text(`\n${markers}`));
+      continue;
+    }
+    out.push({ type: 'paragraph', children: [text(markers)], position: child.position });
+  }
+  parent.children = out;
 }
 
 /** The code span's text between its backtick fences (a loop: /`+$/ is quadratic on many backtick runs). */
@@ -51,6 +85,15 @@ function stripBackticks(raw: string): string {
   while (start < end && raw[start] === '`') start++;
   while (end > start && raw[end - 1] === '`') end--;
   return raw.slice(start, end);
+}
+
+/** `***foo***` is strong around emphasis in Zulip (CommonMark nests them the other way round). */
+function strongOutside(node: MdNode, source: string): void {
+  const inner = node.children?.length === 1 ? node.children[0] : undefined;
+  const raw = sourceOf(node, source);
+  if (inner?.type !== 'strong' || raw === undefined || !raw.startsWith('***') || !raw.endsWith('***')) return;
+  node.type = 'strong';
+  inner.type = 'emphasis';
 }
 
 function fixSourceDependent(tree: MdNode, source: string): void {
@@ -75,7 +118,10 @@ function fixSourceDependent(tree: MdNode, source: string): void {
       case 'emphasis':
       case 'delete': {
         // Emphasis never spans lines in Zulip: the markers stay as typed.
-        if (!containsLineBreak(node)) return undefined;
+        if (!containsLineBreak(node)) {
+          if (node.type === 'emphasis') strongOutside(node, source);
+          return undefined;
+        }
         const marker = emphasisMarkers[node.type] ?? '';
         fixSourceDependent(node, source);
         return [text(marker), ...(node.children ?? []), text(marker)];
