@@ -81,3 +81,64 @@ t.test('a quote needs text after its > marker', async (t) => {
   t.equal(html('>\n> a'), '<blockquote>\n<p>a</p>\n</blockquote>');
   t.equal(html('> a\n>'), '<blockquote>\n<p>a</p>\n</blockquote>');
 });
+
+t.test('lists nest by two spaces a level', async (t) => {
+  t.equal(html('1. A\n1. B\n  1. C\n1. D'), '<ol>\n<li>A</li>\n<li>B<ol>\n<li>C</li>\n</ol>\n</li>\n<li>D</li>\n</ol>');
+  t.equal(html('* a\n  * b\n    * c'), '<ul>\n<li>a<ul>\n<li>b<ul>\n<li>c</li>\n</ul>\n</li>\n</ul>\n</li>\n</ul>');
+  // Three spaces are still one level.
+  t.equal(html('- a\n   - b'), '<ul>\n<li>a<ul>\n<li>b</li>\n</ul>\n</li>\n</ul>');
+  // Ordered and bulleted lists nest in each other; an item of the other kind starts a block (a blank line is
+  // put before it), so the item it nests in gets a paragraph.
+  t.equal(html('- a\n  1. b'), '<ul>\n<li>\n<p>a</p>\n<ol>\n<li>b</li>\n</ol>\n</li>\n</ul>');
+  t.equal(html('1. a\n   - b'), '<ol>\n<li>\n<p>a</p>\n<ul>\n<li>b</li>\n</ul>\n</li>\n</ol>');
+  // An item more than one level deeper than the one before it is a line of that item's text.
+  t.equal(html('- a\n    - b'), '<ul>\n<li>a<br>\n    - b</li>\n</ul>');
+  // A list begins with an item indented by at most one space.
+  t.equal(html(' - a'), '<ul>\n<li>a</li>\n</ul>');
+  t.equal(html('  - a'), '<p>- a</p>');
+  // After a blank line, two spaces a level continue the item at that level.
+  t.equal(html('1. a\n\n  more'), '<ol>\n<li>\n<p>a</p>\n<p>more</p>\n</li>\n</ol>');
+  t.equal(html('1. a\n\nafter'), '<ol>\n<li>a</li>\n</ol>\n<p>after</p>');
+});
+
+t.test('an ordered list starts at its first number, nested lists too', async (t) => {
+  t.equal(html('3. a\n4. b'), '<ol start="3">\n<li>a</li>\n<li>b</li>\n</ol>');
+  t.equal(html('1. A\n3. B\n  2. C\n1. D'), '<ol>\n<li>A</li>\n<li>B<ol start="2">\n<li>C</li>\n</ol>\n</li>\n<li>D</li>\n</ol>');
+  // A one-digit item under a line of text starts a list there, at its number.
+  t.equal(html('text\n2. x'), '<p>text</p>\n<ol start="2">\n<li>x</li>\n</ol>');
+  t.equal(html('text\n10. x'), '<p>text<br>\n10. x</p>');
+});
+
+t.test('bullets of any character make one list', async (t) => {
+  t.equal(html('* a\n- b\n+ c'), '<ul>\n<li>a</li>\n<li>b</li>\n<li>c</li>\n</ul>');
+  t.equal(html('- a\n  * b\n  + c'), '<ul>\n<li>a<ul>\n<li>b</li>\n<li>c</li>\n</ul>\n</li>\n</ul>');
+  // A bulleted and an ordered list next to each other stay two lists.
+  t.equal(html('* a\n1. b'), '<ul>\n<li>a</li>\n</ul>\n<ol>\n<li>b</li>\n</ol>');
+});
+
+t.test('only digits and a dot, or a bullet, then a space, make an item', async (t) => {
+  t.equal(html('1) a'), '<p>1) a</p>');
+  t.equal(html('-'), '<p>-</p>');
+  t.equal(html('*'), '<p>*</p>');
+  t.equal(html('-a'), '<p>-a</p>');
+});
+
+t.test('items get paragraphs one by one, next to the blank lines', async (t) => {
+  t.equal(html('* a\n* b'), '<ul>\n<li>a</li>\n<li>b</li>\n</ul>');
+  t.equal(html('* a\n\n* b\n* c'), '<ul>\n<li>\n<p>a</p>\n</li>\n<li>\n<p>b</p>\n</li>\n<li>c</li>\n</ul>');
+  t.equal(html('- a\n- b\n\n  c'), '<ul>\n<li>a</li>\n<li>\n<p>b</p>\n<p>c</p>\n</li>\n</ul>');
+  t.equal(html('* a\n\n- b'), '<ul>\n<li>\n<p>a</p>\n</li>\n<li>\n<p>b</p>\n</li>\n</ul>');
+});
+
+t.test('indented code is no list', async (t) => {
+  t.equal(html('para:\n\n    1. one\n    2. two'), '<p>para:</p>\n<div class="codehilite"><pre><span></span><code>1. one\n2. two\n</code></pre></div>');
+});
+
+t.test('spaces around line breaks are kept', async (t) => {
+  t.equal(html('test  '), '<p>test  </p>');
+  t.equal(html('a  \nb'), '<p>a  <br>\nb</p>');
+  t.equal(html('a \nb'), '<p>a <br>\nb</p>');
+  t.equal(html('a\n  b'), '<p>a<br>\n  b</p>');
+  t.equal(html('* a\n  b'), '<ul>\n<li>a<br>\n  b</li>\n</ul>');
+  t.equal(html('* a\n  * b\n    c'), '<ul>\n<li>a<ul>\n<li>b<br>\n  c</li>\n</ul>\n</li>\n</ul>');
+});
