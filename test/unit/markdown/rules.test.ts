@@ -142,3 +142,15 @@ t.test('spaces around line breaks are kept', async (t) => {
   t.equal(html('* a\n  b'), '<ul>\n<li>a<br>\n  b</li>\n</ul>');
   t.equal(html('* a\n  * b\n    c'), '<ul>\n<li>a<ul>\n<li>b<br>\n  c</li>\n</ul>\n</li>\n</ul>');
 });
+
+t.test('a code block closes only at its own fence', async (t) => {
+  const code = (body: string): string => `<div class="codehilite"><pre><span></span><code>${body}</code></pre></div>`;
+  // A longer fence is content; an unclosed block runs to the end of the message.
+  t.equal(html('```\ncode\n````\nmore'), code('code\n````\nmore\n'));
+  t.equal(html('~~~~\na\n~~~~~\n~~~~\nafter'), `${code('a\n~~~~~\n')}\n<p>after</p>`);
+  // Fence lines inside a code or math block open nothing.
+  t.equal(html('```\n```python\nx\n```'), code('```python\nx\n'));
+  // A quote holds Markdown: a fence inside it opens a block, and the quote closes after that block.
+  t.equal(html('```quote\n```python\nx\n```\n```'), `<blockquote>\n<div class="codehilite" data-code-language="Python"><pre><span></span><code>x\n</code></pre></div>\n</blockquote>`);
+  t.equal(html('```\na\n```\nb\n```\nc\n```'), `${code('a\n')}\n<p>b</p>\n${code('c\n')}`);
+});
