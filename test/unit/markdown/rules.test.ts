@@ -154,3 +154,13 @@ t.test('a code block closes only at its own fence', async (t) => {
   t.equal(html('```quote\n```python\nx\n```\n```'), `<blockquote>\n<div class="codehilite" data-code-language="Python"><pre><span></span><code>x\n</code></pre></div>\n</blockquote>`);
   t.equal(html('```\na\n```\nb\n```\nc\n```'), `${code('a\n')}\n<p>b</p>\n${code('c\n')}`);
 });
+
+t.test('each paragraph of a math block is an equation of its own', async (t) => {
+  const out = html('```math\na\n\nb\n```');
+  t.equal(out.match(/<p><span class="katex-display">/g)?.length, 2);
+  t.match(out, /<annotation encoding="application\/x-tex">a<\/annotation>/);
+  t.match(out, /<annotation encoding="application\/x-tex">b<\/annotation>/);
+  // An equation that does not parse is shown as written; its neighbours still render.
+  const mixed = html('```math\n\\frac{\n\nx\n```');
+  t.match(mixed, /^<p><span class="tex-error">\\frac\{<\/span><\/p>\n<p><span class="katex-display">/);
+});
