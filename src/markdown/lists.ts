@@ -59,6 +59,8 @@ export function normalizeLists(source: string): string {
   const open: OpenItem[] = [];
   let fence: { marker: string; shift: number } | undefined;
   let code: { minIndent: number; shift: number } | undefined;
+  /** Set while in a block that began after a blank line inside a list: the level its indentation reached. */
+  let blockReach: number | undefined;
   let previous: string | undefined;
   let previousBlank = true;
 
@@ -128,6 +130,7 @@ export function normalizeLists(source: string): string {
         const marker = ordered ? item[2]! : (same?.bullet ?? item[2]!);
         open.length = level;
         open.push({ col: indent + marker.length + 1, ordered, bullet: marker });
+        blockReach = undefined;
         out.push(`${' '.repeat(indent)}${marker} ${item[4]}`);
         previous = line;
         previousBlank = false;
@@ -141,11 +144,18 @@ export function normalizeLists(source: string): string {
     if (open.length > 0) {
       if (previousBlank && n <= 1) {
         open.length = 0;
+        blockReach = undefined;
       } else if (previousBlank) {
         const reach = Math.min(Math.floor(n / 2), open.length);
         open.length = reach;
         relative = n - 2 * reach;
         indent = open[reach - 1]!.col + relative;
+        blockReach = reach;
+      } else if (blockReach !== undefined) {
+        // A later line of a block that began after a blank line: the real server takes the same two spaces a
+        // level off each of its lines.
+        relative = 0;
+        indent = open[blockReach - 1]!.col + Math.max(0, n - 2 * blockReach);
       } else {
         // A line of the deepest item's text; the real server keeps what indentation its levels do not use.
         const deepest = open.length - 1;

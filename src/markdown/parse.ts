@@ -59,24 +59,33 @@ export function parseMarkdown(original: string): MdNode {
  */
 function fixBareQuoteMarkers(parent: MdNode, source: string): void {
   if (!parent.children) return;
+  const children = parent.children;
   const out: MdNode[] = [];
-  for (const child of parent.children) {
+  // Whether `after` starts on the line right after `before` ends.
+  const adjacent = (before: MdNode | undefined, after: MdNode | undefined): boolean => {
+    const end = before?.position?.end.offset;
+    const start = after?.position?.start.offset;
+    return end !== undefined && start !== undefined && /^\n[ \t]*$/.test(source.slice(end, start));
+  };
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i]!;
     fixBareQuoteMarkers(child, source);
     const raw = child.type === 'blockquote' && child.children?.length === 0 ? sourceOf(child, source) : undefined;
     if (raw === undefined) {
       out.push(child);
       continue;
     }
+    // Text right under the markers is the quote's (it is not "up to the end of the block").
+    const next = children[i + 1];
+    if (next?.type === 'paragraph' && adjacent(child, next)) {
+      child.children = [next];
+      out.push(child);
+      i++;
+      continue;
+    }
     const markers = raw.replace(/^[ \t]+/, '');
     const previous = out[out.length - 1];
-    const previousEnd = previous?.position?.end.offset;
-    const start = child.position?.start.offset;
-    if (
-      previous?.type === 'paragraph' &&
-      previousEnd !== undefined &&
-      start !== undefined &&
-      /^\n[ \t]*$/.test(source.slice(previousEnd, start))
-    ) {
+    if (previous?.type === 'paragraph' && adjacent(previous, child)) {
       (previous.children ??= []).push(text(`\n${markers}`));
       continue;
     }

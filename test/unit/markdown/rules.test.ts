@@ -164,3 +164,15 @@ t.test('each paragraph of a math block is an equation of its own', async (t) => 
   const mixed = html('```math\n\\frac{\n\nx\n```');
   t.match(mixed, /^<p><span class="tex-error">\\frac\{<\/span><\/p>\n<p><span class="katex-display">/);
 });
+
+t.test('text right under bare > lines is quoted', async (t) => {
+  t.equal(html('>\n>\ntext'), '<blockquote>\n<p>text</p>\n</blockquote>');
+  t.equal(html('text\n>\nmore'), '<p>text</p>\n<blockquote>\n<p>more</p>\n</blockquote>');
+});
+
+t.test('a block after a blank line in a list loses two spaces a level on every line', async (t) => {
+  t.equal(
+    html('* One \n  * Two\n\n    Two continued\n    not code'),
+    '<ul>\n<li>One <ul>\n<li>\n<p>Two</p>\n<p>Two continued<br>\nnot code</p>\n</li>\n</ul>\n</li>\n</ul>',
+  );
+});
