@@ -176,3 +176,10 @@ t.test('a block after a blank line in a list loses two spaces a level on every l
     '<ul>\n<li>One <ul>\n<li>\n<p>Two</p>\n<p>Two continued<br>\nnot code</p>\n</li>\n</ul>\n</li>\n</ul>',
   );
 });
+
+t.test('a spoiler without a header keeps the header line', async (t) => {
+  t.equal(
+    html('```spoiler\ncontent\n```'),
+    '<div class="spoiler-block"><div class="spoiler-header">\n</div><div class="spoiler-content" aria-hidden="true">\n<p>content</p>\n</div></div>',
+  );
+});
