@@ -183,3 +183,10 @@ t.test('a spoiler without a header keeps the header line', async (t) => {
     '<div class="spoiler-block"><div class="spoiler-header">\n</div><div class="spoiler-content" aria-hidden="true">\n<p>content</p>\n</div></div>',
   );
 });
+
+t.test('a display-math error escapes quotes; an inline one does not', async (t) => {
+  t.equal(html('```math\n\\frac{"a\'\n```'), '<p><span class="tex-error">\\frac{&quot;a&#x27;</span></p>');
+  t.equal(html('$$\\frac{"a\'$$'), '<p><span class="tex-error">$$\\frac{"a\'$$</span></p>');
+  // Only the error span is affected.
+  t.equal(html('```math\n\\frac{\n```\n"quoted" it\'s'), '<p><span class="tex-error">\\frac{</span></p>\n<p>"quoted" it\'s</p>');
+});
