@@ -51,10 +51,17 @@ function escapeMarker(content: string): string {
   return /^[*+-]/.test(content) ? `\\${content}` : content;
 }
 
+export interface NormalizedLists {
+  source: string;
+  /** Ordered lists written as "1." that start at another number: 0-based line of their first item → start. */
+  listStarts: Map<number, number>;
+}
+
 /** Rewrites `source` so that CommonMark parses its lists into the tree the real server builds. */
-export function normalizeLists(source: string): string {
+export function normalizeLists(source: string): NormalizedLists {
+  const listStarts = new Map<number, number>();
   // Nothing to do without a line that starts with a list marker.
-  if (!/^[ \t]*(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/m.test(source)) return source;
+  if (!/^[ \t]*(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/m.test(source)) return { source, listStarts };
   const out: string[] = [];
   const open: OpenItem[] = [];
   let fence: { marker: string; shift: number } | undefined;
@@ -127,7 +134,14 @@ export function normalizeLists(source: string): string {
         if (level === 0 && (previousBlank || depth === 0) && open[0] && open[0].ordered !== ordered) open.length = 0;
         const indent = level === 0 ? n : open[level - 1]!.col;
         const same = open[level] && open[level]!.ordered === ordered ? open[level] : undefined;
-        const marker = ordered ? item[2]! : (same?.bullet ?? item[2]!);
+        let marker = ordered ? item[2]! : (same?.bullet ?? item[2]!);
+        const number = Number(item[2]!.slice(0, -1));
+        if (ordered && !same && !previousBlank && level > 0 && number !== 1) {
+          // CommonMark lets only "1." start a list under a line of text; the real number is put back as the
+          // list's start after parsing.
+          listStarts.set(out.length, number);
+          marker = '1.';
+        }
         open.length = level;
         open.push({ col: indent + marker.length + 1, ordered, bullet: marker });
         blockReach = undefined;
@@ -173,7 +187,15 @@ export function normalizeLists(source: string): string {
     previous = line;
     previousBlank = false;
   }
-  return out.join('\n');
+  return { source: out.join('\n'), listStarts };
+}
+
+/** Puts back the start numbers normalizeLists took off nested ordered lists. */
+export function restoreListStarts(node: MdNode, listStarts: ReadonlyMap<number, number>): void {
+  if (listStarts.size === 0) return;
+  for (const child of node.children ?? []) restoreListStarts(child, listStarts);
+  const line = (node.position?.start as { line?: number } | undefined)?.line;
+  if (node.type === 'list' && node.ordered && line !== undefined && listStarts.has(line - 1)) node.start = listStarts.get(line - 1)!;
 }
 
 const blankBetween = (source: string, from: number | undefined, to: number | undefined): boolean =>

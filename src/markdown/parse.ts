@@ -9,7 +9,7 @@ import { boundedEmphasis, boundedStrikethrough } from './delimiter-runs.js';
 import { containerDepthBound, MarkdownRenderingError, MAX_CONTAINER_DEPTH, MAX_TREE_DEPTH, treeDepth } from './limits.js';
 import { pairFencesLikeZulip } from './fences.js';
 import { keepLineWhitespace } from './line-whitespace.js';
-import { normalizeLists, settleItemParagraphs } from './lists.js';
+import { normalizeLists, restoreListStarts, settleItemParagraphs } from './lists.js';
 import { zulipFromMarkdown, zulipMicromark } from './syntax.js';
 import { rewrite, text, type MdNode } from './tree.js';
 import { safeHref } from './urls.js';
@@ -41,12 +41,13 @@ export function parseMarkdown(original: string): MdNode {
   // Checked before parsing: micromark's work per line grows with the containers open on it.
   if (containerDepthBound(original) > MAX_CONTAINER_DEPTH) throw new MarkdownRenderingError();
   // Positions in the tree refer to this rewritten text.
-  const source = normalizeLists(pairFencesLikeZulip(original));
+  const { source, listStarts } = normalizeLists(pairFencesLikeZulip(original));
   const tree = parser.parse(source) as Root as unknown as MdNode;
   // Checked before anything walks the tree recursively (inline nesting such as emphasis runs counts too).
   if (treeDepth(tree) > MAX_TREE_DEPTH) throw new MarkdownRenderingError();
   fixSourceDependent(tree, source);
   fixBareQuoteMarkers(tree, source);
+  restoreListStarts(tree, listStarts);
   settleItemParagraphs(tree, source);
   keepLineWhitespace(tree, source);
   return tree;

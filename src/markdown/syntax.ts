@@ -7,7 +7,7 @@
 //   fence characters (so "``` one ```" is inline code and "~~~~x: y~~~~" is a paragraph);
 // - mentions (`@**Name**`, `@_*group*`), channel links (`#**channel>topic**`), inline math (`$$x$$`) and
 //   global times (`<time:…>`) are atoms that Markdown inside them must not break apart.
-import { codeFenced, list } from 'micromark-core-commonmark';
+import { codeFenced } from 'micromark-core-commonmark';
 import type { Code, Construct, Effects, Extension, State, TokenizeContext } from 'micromark-util-types';
 import type { CompileContext, Extension as FromMarkdownExtension, Token } from 'mdast-util-from-markdown';
 import type { Literal } from 'mdast';
@@ -306,37 +306,8 @@ const zulipCodeFenced: Construct = {
   },
 };
 
-/**
- * CommonMark lists, except that an ordered item may interrupt a paragraph whatever its number (in Zulip,
- * "1. B" then "  2. C" nests a list starting at 2). Only the number check sees no interruption: an empty item
- * still cannot interrupt a paragraph. lists.ts decides which lines are items at all.
- */
-const zulipList: Construct = {
-  ...list,
-  name: 'zulipList',
-  tokenize(this: TokenizeContext, effects: Effects, ok: State, nok: State): State {
-    let markerSeen = false;
-    const context = Object.create(this, {
-      interrupt: { get: () => (markerSeen ? this.interrupt : false) },
-    }) as TokenizeContext;
-    const watched: Effects = {
-      ...effects,
-      exit(type) {
-        if (type === 'listItemMarker') markerSeen = true;
-        return effects.exit(type);
-      },
-    };
-    return list.tokenize.call(context, watched, ok, nok);
-  },
-};
-
-const listStarts = Object.fromEntries(['*', '+', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'].map((c) => [c.charCodeAt(0), zulipList]));
-
 export const zulipMicromark: Extension = {
   disable: { null: ['htmlFlow', 'htmlText', 'autolink', 'definition', 'setextUnderline', 'codeFenced'] },
-  // Tried before CommonMark's list, which stays enabled: a list's later items are parsed by its continuation,
-  // which calls the core construct by name. Where this refuses, the stricter core construct refuses too.
-  document: listStarts,
   flow: { [codes.backtick]: zulipCodeFenced, [codes.tilde]: zulipCodeFenced },
   text: {
     [codes.at]: mention,

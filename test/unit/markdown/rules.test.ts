@@ -190,3 +190,7 @@ t.test('a display-math error escapes quotes; an inline one does not', async (t) 
   // Only the error span is affected.
   t.equal(html('```math\n\\frac{\n```\n"quoted" it\'s'), '<p><span class="tex-error">\\frac{</span></p>\n<p>"quoted" it\'s</p>');
 });
+
+t.test('inside a > quote, a list under a line of text stays text (no blank line is put before it there)', async (t) => {
+  t.equal(html('> text\n> 5. x'), '<blockquote>\n<p>text<br>\n5. x</p>\n</blockquote>');
+});
