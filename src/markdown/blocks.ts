@@ -15,26 +15,29 @@ export function parseWithBlocks(source: string, budget: RenderBudget = newRender
   if (fenceDepth > MAX_FENCE_DEPTH) throw new MarkdownRenderingError();
   spend(budget, source.length);
   const tree = parseMarkdown(source);
-  rewrite(tree, (node) => (node.type === 'code' ? [renderFence(node, (inner) => parseWithBlocks(inner, budget, fenceDepth + 1))] : undefined));
+  rewrite(tree, (node) => (node.type === 'code' ? renderFence(node, (inner) => parseWithBlocks(inner, budget, fenceDepth + 1)) : undefined));
   return tree;
 }
 
-function renderFence(node: MdNode, parseWithBlocks: (source: string) => MdNode): MdNode {
+function renderFence(node: MdNode, parseWithBlocks: (source: string) => MdNode): MdNode[] {
   const lang = (node.lang ?? '').toLowerCase();
   const value = node.value ?? '';
   switch (lang) {
     case 'quote':
     case 'quoted':
-      return { type: 'blockquote', children: parseWithBlocks(value).children ?? [] };
+      return [{ type: 'blockquote', children: parseWithBlocks(value).children ?? [] }];
     case 'spoiler':
-      return container('div', { className: ['spoiler-block'] }, [
-        container('div', { className: ['spoiler-header'] }, parseWithBlocks(node.meta ?? '').children ?? []),
-        container('div', { className: ['spoiler-content'], ariaHidden: 'true' }, parseWithBlocks(value).children ?? []),
-      ]);
+      return [
+        container('div', { className: ['spoiler-block'] }, [
+          container('div', { className: ['spoiler-header'] }, parseWithBlocks(node.meta ?? '').children ?? []),
+          container('div', { className: ['spoiler-content'], ariaHidden: 'true' }, parseWithBlocks(value).children ?? []),
+        ]),
+      ];
     case 'math':
-      return renderDisplayMath(value);
+      // Each paragraph of a math block is an equation of its own, as on the real server.
+      return value.split('\n\n').map(renderDisplayMath);
     default:
-      return codeBlock(value, node.lang ?? undefined);
+      return [codeBlock(value, node.lang ?? undefined)];
   }
 }
 

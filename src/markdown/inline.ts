@@ -8,7 +8,7 @@ import { renderInlineMath } from './math.js';
 import { renderMention } from './mentions.js';
 import type { RenderState } from './state.js';
 import { renderGlobalTime } from './time.js';
-import { replaceInText, rewrite, text, type MdNode, type TextMatch } from './tree.js';
+import { element, replaceInText, rewrite, text, type MdNode, type TextMatch } from './tree.js';
 
 const insideCode = new Set(['code', 'inlineCode', 'zulipElement']);
 const insideLinks = new Set([...insideCode, 'link']);
@@ -61,7 +61,8 @@ export function applyInlineTransforms(tree: MdNode, state: RenderState): void {
   replaceInText(tree, insideCode, (value) => findEmoji(value, state));
   replaceInText(tree, insideCode, (value) => {
     const breaks: TextMatch[] = [];
-    for (const match of value.matchAll(/\n/g)) breaks.push({ start: match.index, end: match.index + 1, nodes: [{ type: 'break' }] });
+    // A <br> element rather than an mdast break: remark-rehype strips the spaces after a break, Zulip keeps them.
+    for (const match of value.matchAll(/\n/g)) breaks.push({ start: match.index, end: match.index + 1, nodes: [element('br', {}), text('\n')] });
     return breaks;
   });
 }

@@ -32,6 +32,8 @@ function layoutChildren(parent: Root | Element): void {
   const out: (RootContent | ElementContent)[] = [];
   const first = kept[0];
   if (parent.type === 'element' && isBlock(first) && !hasClass(parent, 'spoiler-block')) out.push({ type: 'text', value: '\n' });
+  // An empty spoiler header still has its line break (the real server's header is an empty paragraph slot).
+  if (parent.type === 'element' && kept.length === 0 && hasClass(parent, 'spoiler-header')) out.push({ type: 'text', value: '\n' });
   kept.forEach((child, i) => {
     out.push(child);
     if (!isBlock(child)) return;

@@ -2,6 +2,7 @@
 import { fromHtml } from 'hast-util-from-html';
 import type { ElementContent } from 'hast';
 import katex from 'katex';
+import { QUOTE_ESCAPED_CLASS } from './serialize.js';
 import { element, hastElement, text, type MdNode } from './tree.js';
 
 function katexHast(tex: string, displayMode: boolean): ElementContent[] | undefined {
@@ -24,6 +25,6 @@ export function renderInlineMath(atom: string): MdNode[] {
 /** A ```math block: one paragraph holding the display equation (or the source, marked as an error). */
 export function renderDisplayMath(tex: string): MdNode {
   const rendered = katexHast(tex, true);
-  if (!rendered) return element('p', {}, [element('span', { className: ['tex-error'] }, [text(tex)])]);
+  if (!rendered) return element('p', {}, [element('span', { className: ['tex-error', QUOTE_ESCAPED_CLASS] }, [text(tex)])]);
   return hastElement('p', {}, rendered);
 }

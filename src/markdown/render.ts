@@ -8,6 +8,7 @@ import type { Root } from 'mdast';
 import type { VFile } from 'vfile';
 import { parseWithBlocks } from './blocks.js';
 import { applyInlineTransforms } from './inline.js';
+import { listItemToHast } from './lists.js';
 import { rehypeZulipLayout } from './layout.js';
 import { addImagePreviews, finishLinks } from './previews.js';
 import { zulipSanitizeSchema } from './sanitize-schema.js';
@@ -52,7 +53,7 @@ function remarkZulipTransforms() {
 const processor = unified()
   .use(remarkZulipParser)
   .use(remarkZulipTransforms)
-  .use(remarkRehype)
+  .use(remarkRehype, { handlers: { listItem: listItemToHast } })
   .use(rehypeSanitize, zulipSanitizeSchema)
   .use(rehypeZulipLayout)
   .use(rehypeStringify, { characterReferences: { useNamedReferences: true } })
