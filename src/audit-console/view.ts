@@ -33,8 +33,9 @@ function plain(key: string, value: unknown): DataField {
   return { key, kind: 'text', text, long: text.length > 80 || text.includes('\n') };
 }
 
+/** The fields of an event's data; null ones (an edit's "unchanged") are left out. */
 export function dataFields(entry: AuditEntry, names: Names): DataField[] {
-  return Object.entries(entry.data).map(([key, value]): DataField => {
+  return Object.entries(entry.data).filter(([, value]) => value !== null).map(([key, value]): DataField => {
     const isId = typeof value === 'number' && Number.isSafeInteger(value);
     if (isId && USER_FIELDS.has(key)) return { key, kind: 'user', id: value, label: names.users.get(value) ?? `user ${value}` };
     if (isId && CHANNEL_FIELDS.has(key)) return { key, kind: 'channel', id: value, label: names.channels.get(value) ?? `channel ${value}` };
