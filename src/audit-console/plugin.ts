@@ -100,11 +100,14 @@ export default async function auditConsole(app: FastifyInstance, { services }: {
   const jobs = new VerifyJobs(ctx.db);
   app.addHook('onClose', async () => jobs.idle());
 
+  // Secure when the server's public address is HTTPS (a proxy in front terminates TLS), or the
+  // connection itself is ('auto').
+  const secure = ctx.config.externalUrl.startsWith('https://') ? true : 'auto';
   await app.register(cookie);
   // Double-submit: a secret in an HttpOnly cookie, a token derived from it in every form.
   await app.register(csrf, {
     sessionPlugin: '@fastify/cookie',
-    cookieOpts: { path: '/audit', sameSite: 'strict', httpOnly: true, secure: 'auto' },
+    cookieOpts: { path: '/audit', sameSite: 'strict', httpOnly: true, secure },
   });
 
   /** The signed-in user, if the session cookie is genuine and the account still active. */
@@ -203,14 +206,14 @@ export default async function auditConsole(app: FastifyInstance, { services }: {
       path: '/audit',
       httpOnly: true,
       sameSite: 'strict',
-      secure: 'auto',
+      secure,
       maxAge: SESSION_SECONDS,
     });
     return reply.redirect('/audit/log', 303);
   });
 
   app.post('/logout', { preHandler: app.csrfProtection }, async (_request, reply) => {
-    void reply.clearCookie(SESSION_COOKIE, { path: '/audit', httpOnly: true, sameSite: 'strict', secure: 'auto' });
+    void reply.clearCookie(SESSION_COOKIE, { path: '/audit', httpOnly: true, sameSite: 'strict', secure });
     return reply.redirect('/audit/login', 303);
   });
 
