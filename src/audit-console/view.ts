@@ -33,9 +33,12 @@ function plain(key: string, value: unknown): DataField {
   return { key, kind: 'text', text, long: text.length > 80 || text.includes('\n') };
 }
 
-/** The fields of an event's data; null ones (an edit's "unchanged") are left out. */
+/** HTML renderings of a content shown beside it: the export keeps them, the page shows the text. */
+const RENDERINGS = new Set(['rendered_content', 'prev_rendered_content', 'rendered_description', 'rendered_value']);
+
+/** The fields of an event's data; null ones (an edit's "unchanged") and HTML renderings are left out. */
 export function dataFields(entry: AuditEntry, names: Names): DataField[] {
-  return Object.entries(entry.data).filter(([, value]) => value !== null).map(([key, value]): DataField => {
+  return Object.entries(entry.data).filter(([key, value]) => value !== null && !RENDERINGS.has(key)).map(([key, value]): DataField => {
     const isId = typeof value === 'number' && Number.isSafeInteger(value);
     if (isId && USER_FIELDS.has(key)) return { key, kind: 'user', id: value, label: names.users.get(value) ?? `user ${value}` };
     if (isId && CHANNEL_FIELDS.has(key)) return { key, kind: 'channel', id: value, label: names.channels.get(value) ?? `channel ${value}` };
