@@ -15,7 +15,7 @@ import { constantTimeEqual, verifyPassword } from '../services/secrets.js';
 import { parseReplayPoint, resolveReplayPoint } from '../cli/replay.js';
 import { eventTypes, eventsPerPeriod, filteredEvents, logPage, messageLifeEvents, namesFor, type ConsoleFilter } from './queries.js';
 import { SESSION_COOKIE, SESSION_SECONDS, sessionUserId, sessionValid, signSession } from './session.js';
-import { pastChannelMessages, pastDirectory } from './time-travel.js';
+import { pastChannelMessages, pastDirectory, positionAtMoment } from './time-travel.js';
 import { VerifyJobs, type VerifyJob } from './verify-jobs.js';
 import { chartBars, dataFields, roleName, shortTime, views, type Names } from './view.js';
 
@@ -348,7 +348,7 @@ export default async function auditConsole(app: FastifyInstance, { services }: {
       throw errors.badRequest('Choose a log position (a number) or a moment in ISO 8601');
     }
     const started = Date.now();
-    const position = await resolveReplayPoint(ctx.db, point);
+    const position = 'time' in point ? await positionAtMoment(ctx.db, point.time) : await resolveReplayPoint(ctx.db, point);
     const { users, channels } = await pastDirectory(ctx.db, user.realm_id, position, open);
     const channel = channelId === undefined ? undefined : channels.get(channelId);
     const messages = channel ? await pastChannelMessages(ctx.db, user.realm_id, position, channel.id, PAST_MESSAGES, open) : [];

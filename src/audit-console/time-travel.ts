@@ -184,3 +184,17 @@ export async function pastChannelMessages(db: Db, realmId: number, upTo: number,
     .sort((a, b) => a.id - b.id)
     .slice(-limit);
 }
+
+/**
+ * The last position of the state at a moment, as `replay --until` resolves it: the longest prefix
+ * of the log whose events all happened at or before it. metadata.time is toISOString() text, so
+ * migration 0180's (time, position) index answers it without reading the events.
+ */
+export async function positionAtMoment(db: Db, iso: string): Promise<number> {
+  const moment = new Date(iso).toISOString();
+  const { rows } = await sql<{ first_after: string | null; head: string }>`
+    SELECT (SELECT min(position) FROM events WHERE metadata->>'time' > ${moment})::int8 AS first_after,
+           (SELECT coalesce(max(position), 0) FROM events)::int8 AS head`.execute(db);
+  const firstAfter = rows[0]!.first_after;
+  return firstAfter === null ? Number(rows[0]!.head) : Number(firstAfter) - 1;
+}
