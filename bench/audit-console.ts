@@ -2,7 +2,8 @@
  * The audit console on a log of BENCH_EVENTS (default 1,000,000) events on real PostgreSQL, over
  * a real port, timed from request to last byte. Writes bench/results/audit-console.json. Not run by tests.
  *
- *   npx tsx bench/audit-console.ts   (BENCH_EVENTS, BENCH_DATABASE_URL; BENCH_KEEP=1 keeps the database)
+ *   npx tsx bench/audit-console.ts   (BENCH_EVENTS, BENCH_DATABASE_URL; BENCH_KEEP=1 keeps the database,
+ *                                     BENCH_REUSE=<its url> times the pages again on that log)
  *
  * The organization, its users and channels go through the real services. The bulk of the log is
  * then written with plain multi-row INSERTs (as `replay` copies a log), each row hashed with the
@@ -37,7 +38,8 @@ let seed = 7;
 const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
 
-const database = await freshDatabase('bench_audit_console');
+const reuse = process.env.BENCH_REUSE;
+const database = reuse ? { url: reuse, drop: async () => undefined } : await freshDatabase('bench_audit_console');
 const config = { ...loadConfig({ LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' }), databaseUrl: database.url, natsUrl: undefined };
 const result: Record<string, unknown> = { benchmark: 'audit-console', date: new Date().toISOString(), machine: { cpus: os.cpus().length } };
 
@@ -178,12 +180,33 @@ async function series(name: string, urls: () => string, cookie: string, runs = R
   return summary;
 }
 
+/** The names a reused log's timed requests need, read back from it. */
+async function readBack(server: ServerInstance) {
+  const db = server.platform.db;
+  const owner = await db.selectFrom('users').select('id').where('role', '=', Role.OWNER).executeTakeFirstOrThrow();
+  const userIds = (await db.selectFrom('users').select('id').where('is_bot', '=', false).execute()).map((u) => u.id);
+  const channelIds = (await db.selectFrom('streams').select('id').where('deactivated', '=', false).execute()).map((s) => s.id);
+  const sample = await sql<{ id: number }>`SELECT (data->>'message_id')::int AS id FROM events WHERE type = 'MessageEdited' AND position % 7 = 0 LIMIT 2000`.execute(db);
+  return { ownerId: owner.id, userIds, channelIds, story: { edited: sample.rows.map((r) => r.id) } };
+}
+
 try {
-  const { ownerId, userIds, channelIds } = await setup();
-  let server = await buildServer(config, { projections: allProjections });
-  const story = await bulkLog(server, userIds, channelIds);
-  await server.close();
-  server = await buildServer(config, { projections: allProjections });
+  let server: ServerInstance;
+  let ownerId: number;
+  let userIds: number[];
+  let channelIds: number[];
+  let story: { edited: number[] };
+  if (reuse) {
+    server = await buildServer(config, { projections: allProjections });
+    ({ ownerId, userIds, channelIds, story } = await readBack(server));
+    result.reused_log = true;
+  } else {
+    ({ ownerId, userIds, channelIds } = await setup());
+    server = await buildServer(config, { projections: allProjections });
+    story = await bulkLog(server, userIds, channelIds);
+    await server.close();
+    server = await buildServer(config, { projections: allProjections });
+  }
   await server.fastify.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(server.fastify.server.address() as AddressInfo).port}/audit`;
   const owner = await server.platform.db.selectFrom('users').select(['api_key']).where('id', '=', ownerId).executeTakeFirstOrThrow();
