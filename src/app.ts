@@ -19,6 +19,7 @@ import { staticAssetRoutes } from './http/routes/static-assets.js';
 import { emojiImageRoutes } from './http/routes/realm-emoji.js';
 import { emailConfirmationRoutes } from './http/routes/settings.js';
 import { avatarRedirectRoutes, thumbnailRoutes } from './http/routes/redirects.js';
+import auditConsole from './audit-console/plugin.js';
 import type { AppServices } from './http/services.js';
 import type { ParamsSpec } from './http/params.js';
 import './event-queue/areas/index.js';
@@ -74,6 +75,8 @@ async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   await fastify.register(invitationConfirmRoutes, { services: opts.services });
   await fastify.register(avatarRedirectRoutes, { services: opts.services });
   await fastify.register(thumbnailRoutes, { services: opts.services });
+  // The audit console's HTML pages (docs/AUDIT-CONSOLE.md): cookies and CSRF stay inside its plugin.
+  await fastify.register(auditConsole, { services: opts.services, prefix: '/audit' });
   await fastify.register(
     async (api) => {
       await api.register(serverRoutes, { services: opts.services });
