@@ -42,12 +42,18 @@ t.test('a real run logs one JSON line per request and never a key, a password or
   t.equal(refused.status, 401);
   t.equal((await owner('GET', '/messages/matches_narrow', { msg_ids: '[1]', narrow: JSON.stringify([{ operator: 'search', operand: marker }]) })).status, 200);
 
+  // The compiled build carries the console's templates and stylesheet, not only JavaScript.
+  const login = await fetch(`${server.url}/audit/login`);
+  t.equal(login.status, 200);
+  t.match(await login.text(), /<form/);
+  t.equal((await fetch(`${server.url}/audit/assets/console.css`)).status, 200);
+
   const exited = once(server.process, 'exit');
   server.process.kill('SIGTERM');
   await exited;
   const lines = server.output().split('\n').filter((l) => l.startsWith('{'));
   const requests = lines.map((l) => JSON.parse(l)).filter((entry) => entry.msg === 'request');
-  t.ok(requests.length >= 7, `every request is logged (${requests.length} lines)`);
+  t.ok(requests.length >= 9, `every request is logged (${requests.length} lines)`);
   t.ok(requests.every((r) => typeof r.path === 'string' && typeof r.status === 'number' && typeof r.method === 'string'), 'method, path and status on each line');
   t.notOk(lines.some((l) => /incoming request|request completed/.test(l)), 'one line per request, not two');
   const output = server.output();
