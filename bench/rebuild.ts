@@ -118,7 +118,10 @@ async function buildLog() {
   });
 
   const head0 = (await store.head()).position;
-  const firstId = Number((await db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirstOrThrow()).m);
+  // A block of ids reserved from the sequence, not max(messages.id): a message the services sent
+  // (a welcome message, say) may not be folded yet on a busy machine, and its id would be reused.
+  const { rows: [reserved] } = await sql<{ first: number }>`SELECT setval('message_id_seq', (SELECT last_value FROM message_id_seq) + ${EVENTS}) - ${EVENTS} AS first`.execute(db);
+  const firstId = Number(reserved!.first);
   let nextMessageId = firstId + 1;
   const recent: Array<{ id: number; sender: number; stream: number | null; dm: number[]; content: string; rendered: string; topic: string }> = [];
   const reactions: Array<{ message: number; user: number; emoji: [string, string] }> = [];
@@ -226,7 +229,7 @@ async function buildLog() {
     if (process.env.BENCH_VERBOSE || done % 100_000 < WAVE) console.log(`  ${done}/${toAppend} appended, read tables at ${platform.projectedPosition()}${platform.projections.lastError ? ` (projection error: ${String(platform.projections.lastError)})` : ""}`);
   }
   // The message id sequence moves past the ids the log now holds, as sending would have moved it.
-  await sql`SELECT setval('message_id_seq', ${nextMessageId - 1})`.execute(db);
+  await sql`SELECT setval('message_id_seq', GREATEST(${nextMessageId - 1}, (SELECT last_value FROM message_id_seq)))`.execute(db);
   const head = (await store.head()).position;
   const appendSeconds = (performance.now() - appendStarted) / 1000;
   if (!(await platform.waitForProjections(head, 600_000))) throw new Error(`live projections did not reach the head: ${String(platform.projections.lastError)}`);
