@@ -270,7 +270,9 @@ try {
   const file = writeResult('rebuild', {
     benchmark: 'rebuild',
     date: new Date().toISOString(),
-    machine: { cpus: os.cpus().length },
+    machine: { cpus: os.cpus().length, load_average_1m: Number(os.loadavg()[0]!.toFixed(1)) },
+    // BENCH_NOTE: what to know about this run (a shared machine, a partial log).
+    note: process.env.BENCH_NOTE,
     target: { events_per_s: `>= ${TARGET}`, events: 1_000_000 },
     events: reached,
     rebuild_seconds: Number(seconds.toFixed(2)),
