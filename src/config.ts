@@ -38,10 +38,9 @@ function int(value: string | undefined, fallback: number, name: string): number 
   return n;
 }
 
-/** A secret given either inline (NAME) or as a file (NAME_FILE). */
-function secretOf(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  if (env[name]) return env[name];
-  const file = env[`${name}_FILE`];
+/** A secret given either inline (NAME) or as a file (NAME_FILE); the variables are named where read, so a scan of the sources finds them. */
+function secretOf(name: string, inline: string | undefined, file: string | undefined): string | undefined {
+  if (inline) return inline;
   if (!file) return undefined;
   try {
     return readFileSync(file, 'utf8');
@@ -74,8 +73,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED === 'true',
     development: env.DEVELOPMENT === 'true',
-    dataKeySecret: secretOf(env, 'DATA_KEY_SECRET'),
-    logSigningKey: secretOf(env, 'LOG_SIGNING_KEY'),
+    dataKeySecret: secretOf('DATA_KEY_SECRET', env.DATA_KEY_SECRET, env.DATA_KEY_SECRET_FILE),
+    logSigningKey: secretOf('LOG_SIGNING_KEY', env.LOG_SIGNING_KEY, env.LOG_SIGNING_KEY_FILE),
     deletedMessageShredDays: int(env.DELETED_MESSAGE_SHRED_DAYS, 30, 'DELETED_MESSAGE_SHRED_DAYS'),
     forgettingIntervalSeconds: int(env.FORGETTING_INTERVAL_SECONDS, 3600, 'FORGETTING_INTERVAL_SECONDS'),
   };
