@@ -75,6 +75,12 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   });
   if (options.logger) logRequests(fastify);
   platform.projections.onStall((report) => fastify.log.warn(report, 'a write was answered before the read tables reached it'));
+  // Whoever can write the PostgreSQL tables could otherwise append to the log undetectably (docs/OPERATIONS.md).
+  if (platform.database.kind === 'postgres' && !platform.store.signer) {
+    fastify.log.warn('log signing is off (no LOG_SIGNING_KEY or LOG_SIGNING_KEY_FILE): verify cannot tell the server\'s appends from anyone else\'s');
+  } else if (platform.store.signer) {
+    fastify.log.info({ key_id: platform.store.signer.keyId }, 'signing the log');
+  }
   await fastify.register(app, { services: { ctx: platform, queues } });
   await fastify.ready();
   const scheduler = new ScheduledMessageWorker(platform, {

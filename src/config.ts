@@ -23,6 +23,8 @@ export interface Config {
   development?: boolean;
   /** The key-encryption key of the data keys (DATA_KEY_SECRET, or the file DATA_KEY_SECRET_FILE names). */
   dataKeySecret?: string;
+  /** The Ed25519 private key (PEM) that signs the log's ranges (LOG_SIGNING_KEY, or the file LOG_SIGNING_KEY_FILE names); unset: unsigned. */
+  logSigningKey?: string;
   /** Days a deleted message stays readable in the log before it is shredded, unless the organization sets deleted_message_shred_days (0: at once). */
   deletedMessageShredDays: number;
   /** Seconds between runs of the retention and shredding job (0: never runs on its own). */
@@ -36,13 +38,14 @@ function int(value: string | undefined, fallback: number, name: string): number 
   return n;
 }
 
-function dataKeySecretOf(env: NodeJS.ProcessEnv): string | undefined {
-  if (env.DATA_KEY_SECRET) return env.DATA_KEY_SECRET;
-  if (!env.DATA_KEY_SECRET_FILE) return undefined;
+/** A secret given either inline (NAME) or as a file (NAME_FILE); the variables are named where read, so a scan of the sources finds them. */
+function secretOf(name: string, inline: string | undefined, file: string | undefined): string | undefined {
+  if (inline) return inline;
+  if (!file) return undefined;
   try {
-    return readFileSync(env.DATA_KEY_SECRET_FILE, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`DATA_KEY_SECRET_FILE ${env.DATA_KEY_SECRET_FILE} cannot be read: ${(error as Error).message}`);
+    throw new Error(`${name}_FILE ${file} cannot be read: ${(error as Error).message}`);
   }
 }
 
@@ -70,7 +73,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED === 'true',
     development: env.DEVELOPMENT === 'true',
-    dataKeySecret: dataKeySecretOf(env),
+    dataKeySecret: secretOf('DATA_KEY_SECRET', env.DATA_KEY_SECRET, env.DATA_KEY_SECRET_FILE),
+    logSigningKey: secretOf('LOG_SIGNING_KEY', env.LOG_SIGNING_KEY, env.LOG_SIGNING_KEY_FILE),
     deletedMessageShredDays: int(env.DELETED_MESSAGE_SHRED_DAYS, 30, 'DELETED_MESSAGE_SHRED_DAYS'),
     forgettingIntervalSeconds: int(env.FORGETTING_INTERVAL_SECONDS, 3600, 'FORGETTING_INTERVAL_SECONDS'),
   };

@@ -15,6 +15,7 @@ import type { ServiceContext } from './services/context.js';
 import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
 import { openEventCrypto } from './eventstore/crypto/index.js';
 import { KeyRevocationFollower } from './eventstore/crypto/key-revocations.js';
+import { HeadSigner, parseSigningKey } from './eventstore/log-signing.js';
 
 /** Storage, log, bus and projection workers, wired once per process. */
 export interface Platform extends ServiceContext {
@@ -67,6 +68,7 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
   let bus: Bus;
   try {
     store.crypto = await openEventCrypto(db, config, options.inMemory === true);
+    if (config.logSigningKey) store.signer = new HeadSigner(db, parseSigningKey(config.logSigningKey), await readLogId(db));
     bus = config.natsUrl ? await connectNats(config.natsUrl, config.natsStream, db) : new InProcessBus();
   } catch (error) {
     await database.close();
@@ -112,6 +114,8 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
       projections.stop();
       relay?.stop();
       revocations?.stop();
+      // The ranges this process appended last are signed before the database goes.
+      await store.signer?.flush();
       await bus.close();
       await database.close();
       lock?.release();

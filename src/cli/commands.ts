@@ -1,4 +1,5 @@
-import { createWriteStream, createReadStream } from 'node:fs';
+import { createWriteStream, createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { KeyObject } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { randomUUID } from 'node:crypto';
 import cliProgress from 'cli-progress';
@@ -10,7 +11,10 @@ import type { Projection } from '../projections-api.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { OnlineRebuildReport } from '../projection-runner.js';
 import { tableChecksums, type TableChecksum } from '../read/checksums.js';
-import { verifyChain } from '../eventstore/verify.js';
+import { parseKeptHeads, verifyChain, type VerifyOptions } from '../eventstore/verify.js';
+import { RECORDED_AT_TEXT } from '../eventstore/recorded-at.js';
+import { generateSigningKeyFiles, parsePublicKey } from '../eventstore/log-signing.js';
+import { readSignatureFile, signatureFileOf, signedHeadsMismatch, writeSignatureFile } from '../eventstore/signature-transfer.js';
 import { APPEND_LOCK_KEY } from '../eventstore/event-store.js';
 import { ensureOrganization, writeZuliprc } from '../services/bootstrap.js';
 import { createUser } from '../services/users.js';
@@ -107,20 +111,64 @@ export async function onlineRebuildCommand(
   });
 }
 
-export async function verifyCommand(config: Config, projections: readonly Projection[], out: Out, expectedHead?: string): Promise<boolean> {
+export interface VerifyCommandOptions {
+  /** A head hash exported earlier (`verify --head`). */
+  expectedHead?: string;
+  /** Public key files (PEM): check the signed ranges with them. */
+  publicKeyFiles?: readonly string[];
+  /** A file of kept heads, `position hash` per line. */
+  headsFile?: string;
+  /** Unsigned events tolerated after the last signed head (a running server's last batches). */
+  tolerateUnsigned?: number;
+}
+
+/** The public keys of `--public-key` files. */
+export function readPublicKeys(files: readonly string[]): KeyObject[] {
+  return files.map((file) => parsePublicKey(readFileSync(file, 'utf8'), file));
+}
+
+function verifyOptionsOf(options: VerifyCommandOptions): VerifyOptions {
+  return {
+    expectedHead: options.expectedHead,
+    publicKeys: options.publicKeyFiles?.length ? readPublicKeys(options.publicKeyFiles) : undefined,
+    heads: options.headsFile ? parseKeptHeads(readFileSync(options.headsFile, 'utf8')) : undefined,
+    tolerateUnsigned: options.tolerateUnsigned,
+  };
+}
+
+export async function verifyCommand(config: Config, projections: readonly Projection[], out: Out, input: string | VerifyCommandOptions = {}): Promise<boolean> {
+  const options = typeof input === 'string' ? { expectedHead: input } : input;
+  // Read before the database opens: a bad key or heads file is the operator's mistake, said at once.
+  const verifyOptions = verifyOptionsOf(options);
   return withPlatform(config, projections, async (p) => {
-    const report = await verifyChain(p.db, { expectedHead });
+    const report = await verifyChain(p.db, verifyOptions);
     if (report.ok) {
       out(`ok: ${report.checked} events, chain intact`);
       out(`head position: ${report.headPosition}`);
       out(`head hash: ${report.headHash}`);
-      if (expectedHead) out('the expected head is part of the chain');
+      // The line to keep in a heads file (verify --heads).
+      out(`head: ${report.headPosition} ${report.headHash}`);
+      if (options.expectedHead) out('the expected head is part of the chain');
+      if (report.keptHeadsFound !== undefined) out(`kept heads: all ${report.keptHeadsFound} are in the chain`);
     } else {
       out(`BROKEN: ${report.reason}`);
       if (report.firstBrokenPosition !== undefined) out(`first broken position: ${report.firstBrokenPosition}`);
     }
+    if (report.signatures) {
+      const { checked, lastSignedPosition, unsignedTail } = report.signatures;
+      out(`signatures: ${checked} verified; last signed position ${lastSignedPosition}; ${unsignedTail} unsigned events after it`);
+    }
     return report.ok;
   });
+}
+
+/** A new Ed25519 key pair for LOG_SIGNING_KEY_FILE; the private key file is readable by its owner only. */
+export function generateLogKeyCommand(out: Out, dir: string): { privateFile: string; publicFile: string; keyId: string } {
+  const files = generateSigningKeyFiles(dir);
+  out(`private key (keep off the database host's backups; set LOG_SIGNING_KEY_FILE to it): ${files.privateFile}`);
+  out(`public key (give to verify --public-key): ${files.publicFile}`);
+  out(`key id: ${files.keyId}`);
+  return files;
 }
 
 /** The log as JSON lines, in position order, exactly as stored. */
@@ -132,6 +180,8 @@ export async function exportCommand(config: Config, projections: readonly Projec
     if (file) out(`exported ${count} events to ${file}`);
     // The data keys that still exist go to a file of their own: an import takes them only when asked.
     if (file) out(`exported ${await writeKeyFile(p.db, keyFileOf(file))} data keys to ${keyFileOf(file)}`);
+    // The signed ranges too, so the imported log can be checked against the same public key.
+    if (file) out(`exported ${await writeSignatureFile(p.db, signatureFileOf(file))} signatures to ${signatureFileOf(file)}`);
     return count;
   });
 }
@@ -143,7 +193,8 @@ export async function writeExport(db: Db, sink: NodeJS.WritableStream): Promise<
   for (;;) {
     const rows = await db
       .selectFrom('events')
-      .select([...EVENT_COLUMNS])
+      // recorded_at as its exact text: version 2 rows hash it (eventstore/recorded-at.ts).
+      .select([...EVENT_COLUMNS, 'hash_version', RECORDED_AT_TEXT.as('recorded_at')])
       .where('position', '>', after)
       .orderBy('position')
       .limit(5_000)
@@ -159,7 +210,17 @@ export async function writeExport(db: Db, sink: NodeJS.WritableStream): Promise<
 }
 
 /** Loads an export into an empty database, checking the hash chain, then refolds the read tables. */
-export async function importCommand(config: Config, projections: readonly Projection[], out: Out, file: string, keysFile?: string): Promise<number> {
+export async function importCommand(
+  config: Config,
+  projections: readonly Projection[],
+  out: Out,
+  file: string,
+  keysFile?: string,
+  options: { publicKeyFiles?: readonly string[] } = {},
+): Promise<number> {
+  const publicKeys = options.publicKeyFiles?.length ? readPublicKeys(options.publicKeyFiles) : undefined;
+  const signaturesFile = signatureFileOf(file);
+  if (publicKeys && !existsSync(signaturesFile)) throw new Error(`--public-key needs the export's signatures (${signaturesFile})`);
   return withPlatform(config, projections, async (p) => {
     const existing = await p.store.head();
     if (existing.position > 0) throw new Error('import needs an empty log; this database already has events');
@@ -185,8 +246,15 @@ export async function importCommand(config: Config, projections: readonly Projec
         if (batch.length >= 1_000) await flush();
       }
       await flush();
-      const report = await verifyChain(trx);
+      const signatures = existsSync(signaturesFile) ? await readSignatureFile(trx, signaturesFile) : 0;
+      // The chain, and every signed head against it (with the keys: every signature and the coverage too).
+      const report = await verifyChain(trx, { publicKeys });
       if (!report.ok) throw new Error(`imported log does not verify: ${report.reason}; nothing was imported`);
+      if (!publicKeys && signatures > 0) {
+        const unchecked = await signedHeadsMismatch(trx);
+        if (unchecked !== undefined) throw new Error(`imported log does not verify: the signed head at position ${unchecked} does not match the chain; nothing was imported`);
+      }
+      if (signatures > 0) out(`imported ${signatures} signatures${publicKeys ? ', all verified' : ' (give --public-key to check them)'}`);
       if (keysFile) out(`imported ${await readKeyFile(trx, keysFile)} data keys from ${keysFile}`);
       return { count, report };
     });

@@ -2,7 +2,7 @@ import { Argument, Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { allProjections } from '../../projections/index.js';
 import { eraseUserCommand, legalHoldCommand } from './forgetting-commands.js';
-import { createUserCommand, exportCommand, importCommand, migrateCommand, onlineRebuildCommand, rebuildCommand, replayCommand, verifyCommand } from './commands.js';
+import { createUserCommand, exportCommand, generateLogKeyCommand, importCommand, migrateCommand, onlineRebuildCommand, rebuildCommand, replayCommand, verifyCommand } from './commands.js';
 
 const out = (line: string) => console.log(line);
 // `export | head` closes the pipe early: that is not an error.
@@ -30,10 +30,26 @@ program.command('rebuild').description('drop and refill every read table from th
     if (!report.identical) process.exitCode = 1;
   });
 
+const count = (value: string) => {
+  if (!/^\d+$/.test(value)) throw new Error(`not a count of events: ${value}`);
+  return Number(value);
+};
 program.command('verify').description('walk the hash chain; report the first broken position and the head hash')
   .option('--head <hash>', 'a head hash exported earlier that the log must still contain')
-  .action(async (opts: { head?: string }) => {
-    if (!(await verifyCommand(loadConfig(), allProjections, out, opts.head))) process.exitCode = 1;
+  .option('--public-key <file...>', 'check the signed ranges with these public keys (PEM; old and new key while rotating)')
+  .option('--heads <file>', 'heads kept outside the database, one "position hash" per line, that must all be in the chain')
+  .option('--tolerate-unsigned <n>', 'with --public-key: unsigned events allowed after the last signed head (a running server)', count, 0)
+  .action(async (opts: { head?: string; publicKey?: string[]; heads?: string; tolerateUnsigned: number }) => {
+    const ok = await verifyCommand(loadConfig(), allProjections, out, {
+      expectedHead: opts.head, publicKeyFiles: opts.publicKey, headsFile: opts.heads, tolerateUnsigned: opts.tolerateUnsigned,
+    });
+    if (!ok) process.exitCode = 1;
+  });
+
+program.command('generate-log-key').description('write a new Ed25519 key pair for signing the log (LOG_SIGNING_KEY_FILE) and print where')
+  .option('--dir <dir>', 'directory for log-signing-key.pem (0600) and log-signing-key.pub.pem', '.')
+  .action((opts: { dir: string }) => {
+    generateLogKeyCommand(out, opts.dir);
   });
 
 program.command('export').description('write the log as JSON lines').option('-o, --out <file>', 'file (default: stdout)')
@@ -43,8 +59,9 @@ program.command('export').description('write the log as JSON lines').option('-o,
 
 program.command('import').description('load an export into an empty database and rebuild the read tables').argument('<file>')
   .option('--keys <file>', "the export's data keys (<file>.keys); without it every sealed personal value reads as shredded")
-  .action(async (file: string, opts: { keys?: string }) => {
-    await importCommand(loadConfig(), allProjections, out, file, opts.keys);
+  .option('--public-key <file...>', "check the export's signatures (<file>.signatures) with these public keys before anything is kept")
+  .action(async (file: string, opts: { keys?: string; publicKey?: string[] }) => {
+    await importCommand(loadConfig(), allProjections, out, file, opts.keys, { publicKeyFiles: opts.publicKey });
   });
 
 program.command('replay').description('build the read tables as they were at a past moment into another, empty database')

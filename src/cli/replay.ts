@@ -8,6 +8,8 @@ import { APPEND_LOCK_KEY } from '../eventstore/event-store.js';
 import { verifyChain } from '../eventstore/verify.js';
 import { jsonText } from '../eventstore/json-text.js';
 import { copyDataKeys } from '../eventstore/crypto/key-transfer.js';
+import { RECORDED_AT_TEXT } from '../eventstore/recorded-at.js';
+import { copySignatures } from '../eventstore/signature-transfer.js';
 import { adoptKekFile } from '../eventstore/crypto/kek.js';
 import { kekOf } from '../eventstore/crypto/index.js';
 
@@ -82,7 +84,8 @@ export async function replayInto(
     while (after < until) {
       const rows = await source
         .selectFrom('events')
-        .select(['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash', 'recorded_at'])
+        // recorded_at as its exact text: version 2 rows hash it.
+        .select(['position', 'event_id', 'stream_id', 'stream_version', 'type', 'schema_version', 'data', 'metadata', 'hash', 'hash_version', RECORDED_AT_TEXT.as('recorded_at')])
         .where('position', '>', after)
         .where('position', '<=', until)
         .orderBy('position')
@@ -104,6 +107,8 @@ export async function replayInto(
     if (!report.ok) throw new Error(`the copied log does not verify: ${report.reason}`);
     // The keys that still exist: a value shredded since is shredded in the replayed past too.
     await copyDataKeys(source, platform.db);
+    // The signed ranges that end inside the copy: the replayed log checks against the same public key.
+    await copySignatures(source, platform.db, until);
     await platform.projections.rebuild((position) => out(`replay: folded up to position ${position}`));
     // Identifier sequences continue after the highest replayed ids, as after an import.
     for (const [seq, table] of [['user_id_seq', 'users'], ['stream_id_seq', 'streams'], ['user_group_id_seq', 'user_groups']] as const) {

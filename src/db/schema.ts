@@ -21,7 +21,21 @@ export interface EventsTable {
   data: JSONColumnType<Record<string, unknown>, string, string>;
   metadata: JSONColumnType<Record<string, unknown>, string, string>;
   hash: string;
-  recorded_at: ColumnType<Date, never, never>;
+  /** Chosen by the application since migration 0160 (version 2 rows hash it; see eventstore/recorded-at.ts). */
+  recorded_at: ColumnType<Date, string | undefined, never>;
+  /** 1: rows from before migration 0160; 2: the hash covers recorded_at (eventstore/hash.ts). */
+  hash_version: ColumnType<number, number | undefined, never>;
+}
+
+/** Signed ranges of the log (migration 0160, eventstore/log-signing.ts). */
+export interface LogSignaturesTable {
+  position: number;
+  from_position: number;
+  hash: string;
+  log_id: string;
+  key_id: string;
+  signature: string;
+  signed_at: ColumnType<Date, string, never>;
 }
 
 /** The one row naming this log (migration 0096). */
@@ -195,6 +209,7 @@ export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygrou
   ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables, ForgettingTables, BotStorageTables, TutorialStatusTables {
   events: EventsTable;
   log_identity: LogIdentityTable;
+  log_signatures: LogSignaturesTable;
   checkpoints: CheckpointsTable;
   realms: RealmsTable;
   users: UsersTable;

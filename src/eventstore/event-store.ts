@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, NamedQuery } from '../db/database.js';
-import { bodyDigest, GENESIS_HASH } from './hash.js';
+import { bodyDigest, CURRENT_HASH_VERSION, GENESIS_HASH } from './hash.js';
+import { nextRecordedAt } from './recorded-at.js';
+import type { HeadSigner } from './log-signing.js';
 import {
   EVENT_COLUMNS,
   StreamVersionConflict,
@@ -19,8 +21,9 @@ import type { EventCrypto } from './crypto/event-crypto.js';
 export const APPEND_LOCK_KEY = 7_340_001;
 const MAX_BATCH_EVENTS = 2_000;
 
-const APPEND_PARAM_TYPES = ['bigint', 'int[]', 'text[]', 'int[]', 'uuid[]', 'text[]', 'int[]', 'jsonb[]', 'jsonb[]', 'text[]'];
-/** A batch of one event goes to append_event (migrations/0080), the same with scalar parameters. */
+/** The last two, recorded_at and the hash version, are one value for the whole batch (migrations/0160). */
+const APPEND_PARAM_TYPES = ['bigint', 'int[]', 'text[]', 'int[]', 'uuid[]', 'text[]', 'int[]', 'jsonb[]', 'jsonb[]', 'text[]', 'timestamptz', 'smallint'];
+/** A batch of one event goes to append_event (migrations/0080, 0160), the same with scalar parameters. */
 const APPEND_ONE_PARAM_TYPES = APPEND_PARAM_TYPES.map((type) => type.replace('[]', ''));
 const callText = (fn: string, types: readonly string[]) => `SELECT * FROM ${fn}(${types.map((type, i) => `$${i + 1}::${type}`).join(', ')})`;
 const APPEND_CALL = { name: 'append_events', text: callText('append_events', APPEND_PARAM_TYPES), types: APPEND_PARAM_TYPES };
@@ -63,6 +66,8 @@ export class EventStore {
   readonly recent = new RecentCommits();
   /** Seals personal fields on append and opens them on read (docs/FORGETTING.md); unset: plaintext. */
   crypto?: EventCrypto;
+  /** Signs each committed batch's range with a key the database never holds (log-signing.ts); unset: unsigned. */
+  signer?: HeadSigner;
 
   /** `namedQuery`, when the backend has one, lets PostgreSQL plan the append call once per connection. */
   constructor(
@@ -141,6 +146,8 @@ export class EventStore {
     /** The callers' own (plaintext) data of each sealed event, keyed by event id. */
     const plain = new Map<string, Record<string, unknown>>();
     if (this.crypto) await this.crypto.prepare(batch.flatMap((request) => request.appends));
+    // One recorded_at per batch, chosen here because the hash covers it (recorded-at.ts).
+    const recordedAt = nextRecordedAt();
     batch.forEach((request, r) => {
       // Stored values are what JSON keeps of the caller's objects, so the hash covers exactly what a reader gets back.
       const { metadataJson } = request;
@@ -172,7 +179,7 @@ export class EventStore {
           columns.schema.push(fields.schema_version);
           columns.data.push(dataJson);
           columns.meta.push(metadataJson);
-          columns.digest.push(bodyDigest(fields));
+          columns.digest.push(bodyDigest({ ...fields, hash_version: CURRENT_HASH_VERSION, recorded_at: recordedAt }));
         }
       }
       pending.push(events);
@@ -182,11 +189,13 @@ export class EventStore {
       columns.schema, columns.data, columns.meta, columns.digest,
     ];
     const rows = columns.request.length === 1
-      ? await this.callAppend(APPEND_ONE_CALL, [APPEND_LOCK_KEY, ...values.map((column) => column[0])])
-      : await this.callAppend(APPEND_CALL, [APPEND_LOCK_KEY, ...values]);
+      ? await this.callAppend(APPEND_ONE_CALL, [APPEND_LOCK_KEY, ...values.map((column) => column[0]), recordedAt, CURRENT_HASH_VERSION])
+      : await this.callAppend(APPEND_CALL, [APPEND_LOCK_KEY, ...values, recordedAt, CURRENT_HASH_VERSION]);
     const outcomes = batch.map((): StoredEvent[] | StreamVersionConflict => []);
     const cursor = batch.map(() => 0);
     let head = 0;
+    let headHash = '';
+    let first = Infinity;
     let count = 0;
     const committed: StoredEvent[] = [];
     for (const row of rows) {
@@ -198,7 +207,11 @@ export class EventStore {
       }
       const event = pending[r]![cursor[r]!++]!;
       const position = Number(row.out_position);
-      head = Math.max(head, position);
+      if (position > head) {
+        head = position;
+        headHash = row.out_hash;
+      }
+      first = Math.min(first, position);
       count += 1;
       const stored: StoredEvent = { ...event, position, stream_version: Number(row.out_version), hash: row.out_hash };
       const own = plain.get(stored.event_id);
@@ -211,6 +224,8 @@ export class EventStore {
       if (outcome instanceof StreamVersionConflict) request.reject(outcome);
       else request.resolve(outcome);
     });
+    // Accepted events of one call take consecutive positions: the range is exactly this batch.
+    if (head > 0) this.signer?.add(first, head, headHash);
     if (head > 0) this.notify(head, count);
   }
 

@@ -60,6 +60,13 @@ export function canonicalJson(value: unknown): string {
     pending = true;
   }
 }
+/**
+ * How a row's body digest is made. 1: the rows written before migration 0160 (recorded_at not
+ * covered; they keep verifying with that formula). 2: the digest also covers recorded_at and the
+ * version itself. A log never goes back to a lower version (verify checks it).
+ */
+export const CURRENT_HASH_VERSION = 2;
+
 export interface HashedFields {
   position: number;
   event_id: string;
@@ -69,22 +76,33 @@ export interface HashedFields {
   schema_version: number;
   data: unknown;
   metadata: unknown;
+  /** Absent: 1. */
+  hash_version?: number;
+  /** Version 2: the time the log recorded the row, as recordedAtText writes it (microseconds, UTC). */
+  recorded_at?: string;
 }
 
 /** Digest of what an event says, without its place in the log (known only under the append lock). */
 export function bodyDigest(event: Omit<HashedFields, 'position' | 'stream_version'>): string {
-  const body = canonicalJson({
+  const version = event.hash_version ?? 1;
+  if (version !== 1 && version !== 2) throw new Error(`unknown hash version ${version}`);
+  const body: Record<string, unknown> = {
     event_id: event.event_id,
     stream_id: event.stream_id,
     type: event.type,
     schema_version: event.schema_version,
     data: event.data,
     metadata: event.metadata,
-  });
-  return createHash('sha256').update(body).digest('hex');
+  };
+  if (version === 2) {
+    if (typeof event.recorded_at !== 'string') throw new Error('a version 2 row needs its recorded_at');
+    body.hash_version = 2;
+    body.recorded_at = event.recorded_at;
+  }
+  return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
 
-/** The chain link, exactly as the append_events function computes it (migrations/0005). */
+/** The chain link, exactly as the append functions compute it (migrations/0160). */
 export function chainHash(prevHash: string, event: HashedFields): string {
   return createHash('sha256')
     .update(`${prevHash}:${event.position}:${event.stream_version}:${bodyDigest(event)}`)

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { KEK_FORMAT, unwrapWithKek, wrapWithKek } from './kek.js';
 import type { KeyScope } from './personal-fields.js';
+import { FifoCache } from './fifo-cache.js';
 
 const CACHE_LIMIT = 200_000;
 const keyLabel = (keyId: string) => `data-key:${keyId}`;
@@ -14,8 +15,8 @@ const keyLabel = (keyId: string) => `data-key:${keyId}`;
  * restart.
  */
 export class DataKeyStore {
-  /** key id → key, or null once known destroyed. Map order is insertion order: the oldest go first. */
-  private cache = new Map<string, Buffer | null>();
+  /** key id → key, or null once known destroyed; the oldest go first. */
+  private cache = new FifoCache<string, Buffer | null>(CACHE_LIMIT);
 
   constructor(
     private readonly db: Db,
@@ -27,10 +28,6 @@ export class DataKeyStore {
   }
 
   private remember(keyId: string, key: Buffer | null): void {
-    if (this.cache.size >= CACHE_LIMIT) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
     this.cache.set(keyId, key);
   }
 
