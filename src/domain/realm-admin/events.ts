@@ -8,7 +8,7 @@ import type { Event } from '../event-types.js';
 export type RealmSettingChanged = Event<'RealmSettingChanged', { realm_id: number; property: string; value: unknown }>;
 
 /** An email domain new users may sign up with (realm_domains). */
-export type RealmDomainAdded = Event<'RealmDomainAdded', { realm_id: number; domain: string; allow_subdomains: boolean }>;
+export type RealmDomainAdded = Event<'RealmDomainAdded', { realm_id: number; domain_id: number; domain: string; allow_subdomains: boolean }>;
 export type RealmDomainChanged = Event<'RealmDomainChanged', { realm_id: number; domain: string; allow_subdomains: boolean }>;
 export type RealmDomainRemoved = Event<'RealmDomainRemoved', { realm_id: number; domain: string }>;
 

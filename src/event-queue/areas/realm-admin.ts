@@ -1,6 +1,11 @@
+import { registerSection } from '../sections.js';
 import { registerTranslator } from '../translators.js';
+import type { Db } from '../../db/database.js';
+import { listRealmDomains } from '../../services/realm-domains.js';
 import type { DataOf } from '../../domain/events.js';
 import { UPDATE_DICT_SETTINGS } from '../../domain/realm-admin/settings.js';
+
+// These sections replace the empty stubs that src/event-queue/areas/realm.ts registers first.
 
 // One client event per changed setting, in the form the real server's do_set_realm_property
 // (and its group-setting and authentication-method variants) sends it.
@@ -9,5 +14,26 @@ registerTranslator('RealmSettingChanged', async (event) => {
   const clientEvent = UPDATE_DICT_SETTINGS.has(d.property)
     ? { type: 'realm', op: 'update_dict', property: 'default', data: { [d.property]: d.value } }
     : { type: 'realm', op: 'update', property: d.property, value: d.value };
+  return { audience: 'realm', forUser: (r) => (r.realm.id === d.realm_id ? [clientEvent] : []) };
+});
+
+// Allowed email domains: the documented realm_domains events, and the list in /register.
+registerSection('realm_domains', async ({ trx, realm }) => ({ realm_domains: await listRealmDomains(trx as Db, realm.id) }));
+
+registerTranslator('RealmDomainAdded', async (event) => {
+  const d = event.data as DataOf<'RealmDomainAdded'>;
+  const clientEvent = { type: 'realm_domains', op: 'add', realm_domain: { domain: d.domain, allow_subdomains: d.allow_subdomains } };
+  return { audience: 'realm', forUser: (r) => (r.realm.id === d.realm_id ? [clientEvent] : []) };
+});
+
+registerTranslator('RealmDomainChanged', async (event) => {
+  const d = event.data as DataOf<'RealmDomainChanged'>;
+  const clientEvent = { type: 'realm_domains', op: 'change', realm_domain: { domain: d.domain, allow_subdomains: d.allow_subdomains } };
+  return { audience: 'realm', forUser: (r) => (r.realm.id === d.realm_id ? [clientEvent] : []) };
+});
+
+registerTranslator('RealmDomainRemoved', async (event) => {
+  const d = event.data as DataOf<'RealmDomainRemoved'>;
+  const clientEvent = { type: 'realm_domains', op: 'remove', domain: d.domain };
   return { audience: 'realm', forUser: (r) => (r.realm.id === d.realm_id ? [clientEvent] : []) };
 });

@@ -3,6 +3,10 @@ import { defineRoute } from '../route.js';
 import type { ParamSchema } from '../params.js';
 import { REALM_SETTINGS, type RealmSettingSpec } from '../../domain/realm-admin/settings.js';
 import { updateRealmSettings } from '../../services/realm-settings.js';
+import { addRealmDomain, changeRealmDomain, listRealmDomains, removeRealmDomain } from '../../services/realm-domains.js';
+import { errors } from '../../domain/errors.js';
+import { Role } from '../../domain/roles.js';
+import type { UserRow } from '../../read/users.js';
 import type { AppServices } from '../services.js';
 
 const INT_OR_STRING: ParamSchema = { anyOf: [{ type: 'integer' }, { type: 'string' }] };
@@ -22,6 +26,10 @@ const settingParams: Record<string, ParamSchema> = Object.fromEntries(
   Object.entries(REALM_SETTINGS).map(([name, spec]) => [name, paramFor(spec)]),
 );
 
+function requireOwner(user: UserRow): void {
+  if (user.role !== Role.OWNER) throw errors.mustBeOwner();
+}
+
 export default async function realmAdminRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
 
@@ -30,5 +38,42 @@ export default async function realmAdminRoutes(app: FastifyInstance, { services 
     url: '/realm',
     params: { properties: settingParams },
     handler: async ({ params, user, meta }) => updateRealmSettings(ctx, meta, user, params),
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/realm/domains',
+    handler: async ({ realm }) => ({ domains: await listRealmDomains(ctx.db, realm.id) }),
+  });
+
+  // Changing who may sign up is the owners' (help center: restrict account creation).
+  defineRoute<{ domain: string; allow_subdomains: boolean }>(app, {
+    method: 'POST',
+    url: '/realm/domains',
+    params: { properties: { domain: { type: 'string', maxLength: 1000 }, allow_subdomains: { type: 'boolean' } }, required: ['domain', 'allow_subdomains'] },
+    handler: async ({ params, user, meta }) => {
+      requireOwner(user);
+      return { new_domain: await addRealmDomain(ctx, meta, params.domain, params.allow_subdomains) };
+    },
+  });
+
+  defineRoute<{ domain: string; allow_subdomains: boolean }>(app, {
+    method: 'PATCH',
+    url: '/realm/domains/:domain',
+    params: { properties: { domain: { type: 'string', maxLength: 1000 }, allow_subdomains: { type: 'boolean' } }, required: ['domain', 'allow_subdomains'] },
+    handler: async ({ params, user, meta }) => {
+      requireOwner(user);
+      await changeRealmDomain(ctx, meta, params.domain, params.allow_subdomains);
+    },
+  });
+
+  defineRoute<{ domain: string }>(app, {
+    method: 'DELETE',
+    url: '/realm/domains/:domain',
+    params: { properties: { domain: { type: 'string', maxLength: 1000 } }, required: ['domain'] },
+    handler: async ({ params, user, meta }) => {
+      requireOwner(user);
+      await removeRealmDomain(ctx, meta, params.domain);
+    },
   });
 }
