@@ -2,6 +2,12 @@ import { registerSection } from '../sections.js';
 import { registerTranslator } from '../translators.js';
 import type { Db } from '../../db/database.js';
 import { listRealmDomains } from '../../services/realm-domains.js';
+import { formatDefaultStreamGroups, listDefaultStreamGroupRows } from '../../services/default-stream-groups.js';
+import { evolveDefaultStreamGroups, type DefaultStreamGroup } from '../../domain/realm-admin/default-stream-groups.js';
+import type { RealmAdminEvent } from '../../domain/realm-admin/events.js';
+import { Role } from '../../domain/roles.js';
+import { stateAsOf } from '../stream-history.js';
+import type { Translator } from '../types.js';
 import type { DataOf } from '../../domain/events.js';
 import { UPDATE_DICT_SETTINGS } from '../../domain/realm-admin/settings.js';
 
@@ -37,3 +43,22 @@ registerTranslator('RealmDomainRemoved', async (event) => {
   const clientEvent = { type: 'realm_domains', op: 'remove', domain: d.domain };
   return { audience: 'realm', forUser: (r) => (r.realm.id === d.realm_id ? [clientEvent] : []) };
 });
+
+// Default channel groups: the whole list with each change, as of that change; guests get none,
+// as with default channels.
+registerSection('default_stream_groups', async ({ trx, user, realm }) => ({
+  realm_default_stream_groups: user.role === Role.GUEST
+    ? []
+    : await formatDefaultStreamGroups(trx as Db, await listDefaultStreamGroupRows(trx as Db, realm.id)),
+}));
+
+const groupsList: Translator = async (event, db) => {
+  const realmId = (event.data as { realm_id: number }).realm_id;
+  const groups = await stateAsOf<DefaultStreamGroup[], RealmAdminEvent>(db, event, [], evolveDefaultStreamGroups);
+  const default_stream_groups = await formatDefaultStreamGroups(db, groups);
+  return {
+    audience: 'realm',
+    forUser: (r) => (r.realm.id === realmId && r.user.role !== Role.GUEST ? [{ type: 'default_stream_groups', default_stream_groups }] : []),
+  };
+};
+for (const type of ['DefaultStreamGroupCreated', 'DefaultStreamGroupChanged', 'DefaultStreamGroupRemoved']) registerTranslator(type, groupsList);

@@ -7,6 +7,8 @@ import { addRealmDomain, changeRealmDomain, listRealmDomains, removeRealmDomain 
 import { errors } from '../../domain/errors.js';
 import { Role } from '../../domain/roles.js';
 import type { UserRow } from '../../read/users.js';
+import { isAdminRole } from '../../domain/roles.js';
+import { changeDefaultStreamGroups, resolveChannelNames } from '../../services/default-stream-groups.js';
 import type { AppServices } from '../services.js';
 
 const INT_OR_STRING: ParamSchema = { anyOf: [{ type: 'integer' }, { type: 'string' }] };
@@ -74,6 +76,57 @@ export default async function realmAdminRoutes(app: FastifyInstance, { services 
     handler: async ({ params, user, meta }) => {
       requireOwner(user);
       await removeRealmDomain(ctx, meta, params.domain);
+    },
+  });
+
+  const streamNames: ParamSchema = { type: 'array', items: { type: 'string', maxLength: 200 }, maxItems: 1000 };
+
+  defineRoute<{ group_name: string; description: string; stream_names: string[] }>(app, {
+    method: 'POST',
+    url: '/default_stream_groups/create',
+    params: {
+      properties: { group_name: { type: 'string' }, description: { type: 'string', maxLength: 1024 }, stream_names: streamNames },
+      required: ['group_name', 'description', 'stream_names'],
+    },
+    handler: async ({ params, user, meta }) => {
+      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+      const channels = await resolveChannelNames(ctx.db, user, params.stream_names);
+      const group_id = await ctx.commands.nextId('default_stream_group_id_seq');
+      await changeDefaultStreamGroups(ctx, meta, { type: 'CreateDefaultStreamGroup', group_id, name: params.group_name, description: params.description, channels });
+    },
+  });
+
+  defineRoute<{ group_id: number; new_group_name?: string; new_description?: string }>(app, {
+    method: 'PATCH',
+    url: '/default_stream_groups/:group_id',
+    params: {
+      properties: { group_id: { type: 'integer' }, new_group_name: { type: 'string' }, new_description: { type: 'string', maxLength: 1024 } },
+      required: ['group_id'],
+    },
+    handler: async ({ params, user, meta }) => {
+      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+      await changeDefaultStreamGroups(ctx, meta, { type: 'UpdateDefaultStreamGroupInfo', ...params });
+    },
+  });
+
+  defineRoute<{ group_id: number; op: string; stream_names: string[] }>(app, {
+    method: 'PATCH',
+    url: '/default_stream_groups/:group_id/streams',
+    params: { properties: { group_id: { type: 'integer' }, op: { type: 'string' }, stream_names: streamNames }, required: ['group_id', 'op', 'stream_names'] },
+    handler: async ({ params, user, meta }) => {
+      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+      const channels = await resolveChannelNames(ctx.db, user, params.stream_names);
+      await changeDefaultStreamGroups(ctx, meta, { type: 'UpdateDefaultStreamGroupStreams', group_id: params.group_id, op: params.op, channels });
+    },
+  });
+
+  defineRoute<{ group_id: number }>(app, {
+    method: 'DELETE',
+    url: '/default_stream_groups/:group_id',
+    params: { properties: { group_id: { type: 'integer' } }, required: ['group_id'] },
+    handler: async ({ params, user, meta }) => {
+      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+      await changeDefaultStreamGroups(ctx, meta, { type: 'RemoveDefaultStreamGroup', group_id: params.group_id });
     },
   });
 }
