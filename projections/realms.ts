@@ -39,6 +39,14 @@ export const realmsProjection = defineProjection({
         .where('id', '=', d.realm_id)
         .execute();
     },
+    RealmImageChanged: async (trx, d) => {
+      const changes = { [`${d.image}_source`]: d.source, [`${d.image}_version`]: d.version };
+      await trx
+        .updateTable('realms')
+        .set({ properties: sql`properties || ${JSON.stringify(changes)}::jsonb` as never })
+        .where('id', '=', d.realm_id)
+        .execute();
+    },
     RealmUserSettingsDefaultsChanged: async (trx, d) => {
       await trx
         .updateTable('realms')

@@ -21,8 +21,6 @@ export type RealmImageChanged = Event<'RealmImageChanged', {
   image: 'icon' | 'logo' | 'night_logo';
   source: string;
   version: number;
-  /** The stored upload (uploads directory path), null when back to the default. */
-  path: string | null;
 }>;
 
 /** A named set of channels offered together to new users (default_stream_groups). */

@@ -6,6 +6,7 @@ import { formatDefaultStreamGroups, listDefaultStreamGroupRows } from '../../ser
 import { evolveDefaultStreamGroups, type DefaultStreamGroup } from '../../domain/realm-admin/default-stream-groups.js';
 import type { RealmAdminEvent } from '../../domain/realm-admin/events.js';
 import { Role } from '../../domain/roles.js';
+import { realmImageUrl } from '../../services/realm-images.js';
 import { stateAsOf } from '../stream-history.js';
 import type { Translator } from '../types.js';
 import type { DataOf } from '../../domain/events.js';
@@ -62,3 +63,17 @@ const groupsList: Translator = async (event, db) => {
   };
 };
 for (const type of ['DefaultStreamGroupCreated', 'DefaultStreamGroupChanged', 'DefaultStreamGroupRemoved']) registerTranslator(type, groupsList);
+
+// Icon and logos: realm/update_dict with property icon, logo or night_logo, as the real server sends them.
+registerTranslator('RealmImageChanged', async (event) => {
+  const d = event.data as DataOf<'RealmImageChanged'>;
+  return {
+    audience: 'realm',
+    forUser: (r) => (r.realm.id === d.realm_id
+      ? [{
+        type: 'realm', op: 'update_dict', property: d.image,
+        data: { [`${d.image}_url`]: realmImageUrl(r.realm, d.image, d.source, d.version), [`${d.image}_source`]: d.source },
+      }]
+      : []),
+  };
+});
