@@ -26,6 +26,7 @@ t.test('organization icon: upload, serve, redirect, remove', async (t) => {
   ]);
   const state = (await s.api('POST', '/register', member, register)).body;
   t.match(state, { realm_icon_url: answer.body.icon_url, realm_icon_source: 'U' });
+  t.equal((await s.api('GET', '/server_settings', null)).body.realm_icon, answer.body.icon_url, 'the login page shows it too');
 
   const file = await s.fastify.inject({ method: 'GET', url: new URL(answer.body.icon_url).pathname });
   t.equal(file.statusCode, 200);
