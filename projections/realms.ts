@@ -27,6 +27,26 @@ export const realmsProjection = defineProjection({
         .where('id', '=', d.realm_id)
         .execute();
     },
+    RealmSettingChanged: async (trx, d) => {
+      // The name has a column of its own; every other setting lives in `properties`.
+      if (d.property === 'name') {
+        await trx.updateTable('realms').set({ name: String(d.value) }).where('id', '=', d.realm_id).execute();
+        return;
+      }
+      await trx
+        .updateTable('realms')
+        .set({ properties: sql`properties || ${JSON.stringify({ [d.property]: d.value })}::jsonb` as never })
+        .where('id', '=', d.realm_id)
+        .execute();
+    },
+    RealmImageChanged: async (trx, d) => {
+      const changes = { [`${d.image}_source`]: d.source, [`${d.image}_version`]: d.version };
+      await trx
+        .updateTable('realms')
+        .set({ properties: sql`properties || ${JSON.stringify(changes)}::jsonb` as never })
+        .where('id', '=', d.realm_id)
+        .execute();
+    },
     RealmUserSettingsDefaultsChanged: async (trx, d) => {
       await trx
         .updateTable('realms')

@@ -105,6 +105,24 @@ export const usersProjection = defineProjection({
     CustomProfileFieldsReordered: async (trx, d) => {
       for (const f of d.fields) await trx.updateTable('custom_profile_fields').set({ order: f.order }).where('id', '=', f.id).execute();
     },
+    CustomProfileFieldUpdated: async (trx, d) => {
+      await trx
+        .updateTable('custom_profile_fields')
+        .set({ name: d.name, hint: d.hint, field_data: d.field_data, display_in_profile_summary: d.display_in_profile_summary })
+        .where('id', '=', d.field_id)
+        .execute();
+    },
+    CustomProfileFieldDeleted: async (trx, d) => {
+      await trx.deleteFrom('custom_profile_fields').where('id', '=', d.field_id).execute();
+      // The field's values go with it; the users' own stream versions are not theirs to change.
+      const key = String(d.field_id);
+      await trx
+        .updateTable('users')
+        .set({ profile_data: sql`profile_data - ${key}` as never })
+        .where('realm_id', '=', d.realm_id)
+        .where(sql<boolean>`profile_data ? ${key}`)
+        .execute();
+    },
     CustomProfileFieldCreated: async (trx, d) => {
       await trx
         .insertInto('custom_profile_fields')

@@ -15,6 +15,7 @@ import { areaRoutes } from './http/routes/index.js';
 import { uploadDownloadRoutes } from './http/routes/attachments.js';
 import { invitationConfirmRoutes } from './http/routes/invites.js';
 import { avatarDownloadRoutes } from './http/routes/users.js';
+import { realmImageDownloadRoutes } from './http/routes/realm-images.js';
 import { staticAssetRoutes } from './http/routes/static-assets.js';
 import { emojiImageRoutes } from './http/routes/realm-emoji.js';
 import { emailConfirmationRoutes } from './http/routes/settings.js';
@@ -69,6 +70,7 @@ async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   await fastify.register(rateLimitPlugin, { perMinute: opts.services.ctx.config.rateLimitPerMinute });
   await fastify.register(uploadDownloadRoutes, { services: opts.services });
   await fastify.register(avatarDownloadRoutes, { services: opts.services });
+  await fastify.register(realmImageDownloadRoutes, { services: opts.services });
   await fastify.register(staticAssetRoutes);
   await fastify.register(emojiImageRoutes, { services: opts.services });
   await fastify.register(emailConfirmationRoutes, { services: opts.services });

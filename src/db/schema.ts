@@ -9,6 +9,7 @@ import type { MutedUsersTables } from './schema/muted-users.js';
 import type { InvitesTables } from './schema/invites.js';
 import type { PresenceTables } from './schema/presence.js';
 import type { ForgettingTables } from './schema/forgetting.js';
+import type { RealmAdminTables } from './schema/realm-admin.js';
 
 /** One interface per table; the Database type composes them. Read tables live beside the log. */
 export interface EventsTable {
@@ -220,6 +221,9 @@ export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygrou
   event_queues: EventQueuesTable;
   event_queue_cursors: EventQueueCursorsTable;
 }
+
+/** Organization administration's tables (declared apart so the list above stays as it is). */
+export interface Database extends RealmAdminTables {}
 
 export interface ChannelTables {
   streams: StreamsTable;

@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { errors } from '../domain/errors.js';
+import { emailOutsideDomains } from '../domain/realm-admin/domains.js';
+import { listRealmDomains } from './realm-domains.js';
 import { hasPolicy } from '../domain/channels/decider.js';
 import { DEFAULT_INVITE_EXPIRES_IN_MINUTES, checkInviteAs, checkInvitees, invitationFailed, mayInvite, parseInviteeEmails } from '../domain/invites/decider.js';
 import type { InvitationAccepted, InvitationSent } from '../domain/invites/events.js';
@@ -60,7 +62,9 @@ export async function sendInvites(ctx: ServiceContext, meta: RequestMeta, user: 
     .where((eb) => eb(eb.fn('lower', ['delivery_email']), 'in', emails.map((e) => e.toLowerCase())))
     .execute();
   const existing = new Map(existingRows.map((r) => [r.delivery_email.toLowerCase(), r]));
-  const { invite, skipped } = checkInvitees(emails, existing);
+  const domains = await listRealmDomains(ctx.db, realm.id);
+  const restricted = (realm.properties as Record<string, unknown>).emails_restricted_to_domains === true;
+  const { invite, skipped } = checkInvitees(emails, existing, (email) => emailOutsideDomains(email, restricted, domains));
   const minutes = params.invite_expires_in_minutes === undefined ? DEFAULT_INVITE_EXPIRES_IN_MINUTES : params.invite_expires_in_minutes;
   const invited = seconds(meta.now);
   const sent: Array<{ email: string; key: string }> = [];

@@ -4,6 +4,7 @@ import { changeUserAtOnce } from './users.js';
 import type { UserRow } from '../read/users.js';
 import type { UserProfileDataChanged } from '../domain/users/events.js';
 import { decideReorderProfileFields } from '../domain/profile-fields/decider.js';
+import { streamVersion } from './stream-version.js';
 
 const MARKDOWN_TYPES = new Set([2]);
 
@@ -16,6 +17,8 @@ export async function createProfileField(
   if (!name && input.field_type !== 8) throw errors.badRequest('Label cannot be blank.');
   const existing = await ctx.db.selectFrom('custom_profile_fields').select(['name', 'order']).where('realm_id', '=', meta.realmId).execute();
   if (existing.some((f) => f.name.toLowerCase() === name.toLowerCase())) throw errors.badRequest('A field with that label already exists.');
+  // After a deletion the count no longer gives a free position: take the one after the last.
+  const order = Math.max(existing.length, ...existing.map((f) => f.order)) + 1;
   const field_id = await ctx.commands.nextId('profile_field_id_seq');
   await ctx.commands.run(metadataOf(meta), async () => ({
     appends: [{
@@ -26,7 +29,7 @@ export async function createProfileField(
         data: {
           field_id, realm_id: meta.realmId, type: input.field_type, name, hint: input.hint ?? '',
           field_data: input.field_data === undefined ? '' : JSON.stringify(input.field_data),
-          order: existing.length + 1, display_in_profile_summary: input.display_in_profile_summary ?? false,
+          order, display_in_profile_summary: input.display_in_profile_summary ?? false,
         },
       }],
     }],
@@ -80,5 +83,70 @@ export async function reorderProfileFields(ctx: ServiceContext, meta: RequestMet
     }));
     const events = decideReorderProfileFields(meta.realmId, order, fields);
     return { appends: [{ streamId: `profile-field-order-${meta.realmId}`, expectedVersion: undefined, events }], result: undefined };
+  });
+}
+
+/** The real server shows at most this many fields in the user card's profile summary. */
+const MAX_SUMMARY_FIELDS = 2;
+
+async function requireField(ctx: ServiceContext, meta: RequestMeta, fieldId: number) {
+  const field = await ctx.db.selectFrom('custom_profile_fields').selectAll().where('id', '=', fieldId).executeTakeFirst();
+  if (!field || field.realm_id !== meta.realmId) throw errors.badRequest(`Field id ${fieldId} not found.`);
+  return field;
+}
+
+const fieldStream = (fieldId: number) => `profile-field-${fieldId}`;
+
+/** PATCH /realm/profile_fields/{id}: what the request does not name keeps its value. */
+export async function updateProfileField(
+  ctx: ServiceContext,
+  meta: RequestMeta,
+  fieldId: number,
+  input: { name?: string; hint?: string; field_data?: unknown; display_in_profile_summary?: boolean },
+): Promise<void> {
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const version = await streamVersion(ctx, fieldStream(fieldId));
+    const field = await requireField(ctx, meta, fieldId);
+    const name = input.name === undefined ? field.name : input.name.trim();
+    // External-account fields of a known service take their label from the service.
+    if (!name && field.type !== 8) throw errors.badRequest('Label cannot be blank.');
+    if (name.toLowerCase() !== field.name.toLowerCase()) {
+      const others = await ctx.db.selectFrom('custom_profile_fields').select('name').where('realm_id', '=', meta.realmId).where('id', '!=', fieldId).execute();
+      if (others.some((f) => f.name.toLowerCase() === name.toLowerCase())) throw errors.badRequest('A field with that label already exists.');
+    }
+    const summary = input.display_in_profile_summary ?? field.display_in_profile_summary;
+    if (summary && !field.display_in_profile_summary) {
+      const shown = await ctx.db.selectFrom('custom_profile_fields').select('id').where('realm_id', '=', meta.realmId)
+        .where('display_in_profile_summary', '=', true).execute();
+      if (shown.length >= MAX_SUMMARY_FIELDS) throw errors.badRequest(`Only ${MAX_SUMMARY_FIELDS} custom profile fields can be displayed in the profile summary.`);
+    }
+    const data = {
+      field_id: fieldId,
+      realm_id: meta.realmId,
+      name,
+      hint: input.hint ?? field.hint,
+      field_data: input.field_data === undefined ? field.field_data : JSON.stringify(input.field_data),
+      display_in_profile_summary: summary,
+    };
+    return {
+      appends: [{ streamId: fieldStream(fieldId), expectedVersion: version, events: [{ type: 'CustomProfileFieldUpdated' as const, data }] }],
+      result: undefined,
+    };
+  });
+}
+
+/** DELETE /realm/profile_fields/{id}: the field and every user's value for it. */
+export async function deleteProfileField(ctx: ServiceContext, meta: RequestMeta, fieldId: number): Promise<void> {
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const version = await streamVersion(ctx, fieldStream(fieldId));
+    await requireField(ctx, meta, fieldId);
+    return {
+      appends: [{
+        streamId: fieldStream(fieldId),
+        expectedVersion: version,
+        events: [{ type: 'CustomProfileFieldDeleted' as const, data: { field_id: fieldId, realm_id: meta.realmId } }],
+      }],
+      result: undefined,
+    };
   });
 }

@@ -55,9 +55,17 @@ export function invitationFailed(msg: string, skipped: InviteSkip[], sent: boole
  * Pure, the real server's order: an address that does not validate stops everything; addresses
  * already in the organization are skipped, and reported after the others are invited.
  */
-export function checkInvitees(emails: readonly string[], existing: ReadonlyMap<string, { is_active: boolean }>): { invite: string[]; skipped: InviteSkip[] } {
+export function checkInvitees(
+  emails: readonly string[],
+  existing: ReadonlyMap<string, { is_active: boolean }>,
+  /** Why the organization does not take an address (its email domain restriction); null: it does. */
+  refusal: (email: string) => string | null = () => null,
+): { invite: string[]; skipped: InviteSkip[] } {
   if (emails.length === 0) throw errors.badRequest('You must specify at least one email address.');
-  const invalid: InviteSkip[] = emails.filter((e) => !isValidAddress(e)).map((e) => [e, 'Invalid address.', false]);
+  const invalid: InviteSkip[] = emails.flatMap((e): InviteSkip[] => {
+    const problem = isValidAddress(e) ? refusal(e) : 'Invalid address.';
+    return problem === null ? [] : [[e, problem, false]];
+  });
   if (invalid.length > 0) throw invitationFailed("Some emails did not validate, so we didn't send any invitations.", invalid, false);
   const skipped: InviteSkip[] = [];
   const invite: string[] = [];

@@ -68,4 +68,6 @@ export const DEFAULT_REALM_PROPERTIES = {
  * level: email_address_visibility became a per-user setting (feature level 163), and
  * emoji_reactions_enabled has no realm_* key in any documented level.
  */
-export const UNREPORTED_REALM_PROPERTIES: ReadonlySet<string> = new Set(['email_address_visibility', 'emoji_reactions_enabled']);
+export const UNREPORTED_REALM_PROPERTIES: ReadonlySet<string> = new Set(['email_address_visibility', 'emoji_reactions_enabled',
+  // Each uploaded icon or logo's version, for its URL (register reports the URLs).
+  'icon_version', 'logo_version', 'night_logo_version']);

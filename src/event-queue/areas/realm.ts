@@ -6,13 +6,12 @@ import { DEFAULT_REALM_PROPERTIES, UNREPORTED_REALM_PROPERTIES } from '../../dom
 import {
   DEFAULT_JITSI_SERVER_URL,
   EMOJI_DATA_PATH,
-  ORGANIZATION_ICON_PATH,
-  ORGANIZATION_LOGO_PATH,
   GIPHY_RATING_OPTIONS,
   SEARCH_STOP_WORDS,
   SUPPORTED_PERMISSION_SETTINGS,
 } from '../../domain/realm/server-catalogs.js';
 import { botDomain, type RealmRow } from '../../read/realm.js';
+import { realmImageState } from '../../services/realm-images.js';
 
 export const LIMITS = {
   max_message_length: 10_000,
@@ -61,9 +60,7 @@ registerSection('realm', async ({ trx, realm, config }) => {
     realm_url: realm.url,
     realm_uri: realm.url,
     realm_date_created: Number(realm.date_created),
-    realm_icon_url: `${realm.url}${ORGANIZATION_ICON_PATH}`,
-    realm_logo_url: `${realm.url}${ORGANIZATION_LOGO_PATH}`,
-    realm_night_logo_url: `${realm.url}${ORGANIZATION_LOGO_PATH}`,
+    ...realmImageState(realm),
     realm_bot_domain: botDomain(realm),
     realm_authentication_methods: AUTHENTICATION_METHODS,
     realm_email_auth_enabled: AUTHENTICATION_METHODS.Email.enabled,

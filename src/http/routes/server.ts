@@ -8,6 +8,7 @@ import { actorOf, changeUser } from '../../services/users.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../version.js';
 import type { AppServices } from '../services.js';
 import { ORGANIZATION_ICON_PATH } from '../../domain/realm/server-catalogs.js';
+import { realmImageUrl } from '../../services/realm-images.js';
 
 /** Server information and API key handling. */
 export default async function serverRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
@@ -32,7 +33,7 @@ export default async function serverRoutes(app: FastifyInstance, { services }: {
         realm_uri: realm?.url ?? ctx.config.externalUrl,
         realm_url: realm?.url ?? ctx.config.externalUrl,
         realm_name: realm?.name ?? ctx.config.realmName,
-        realm_icon: `${realm?.url ?? ctx.config.externalUrl}${ORGANIZATION_ICON_PATH}`,
+        realm_icon: realm ? realmImageUrl(realm, 'icon') : `${ctx.config.externalUrl}${ORGANIZATION_ICON_PATH}`,
         realm_description: String(realm?.properties.description ?? ''),
         realm_web_public_access_enabled: false,
         external_authentication_methods: [],

@@ -72,10 +72,14 @@ registerApplier('realm_bot', (state, event) => {
 });
 
 registerApplier('realm', (state, event, ctx) => {
-  if (event.op !== 'update_dict') throw new Error(`realm op ${event.op}`);
-  for (const [key, value] of Object.entries(event.data as Record<string, unknown>)) {
+  // The documented client rule: a realm/update event is the update_dict of its one property.
+  if (event.op !== 'update_dict' && event.op !== 'update') throw new Error(`realm op ${event.op}`);
+  const data = (event.op === 'update' ? { [event.property]: event.value } : event.data) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(data)) {
     if (`realm_${key}` in state) state[`realm_${key}`] = value;
   }
+  // The effective Jitsi server follows the organization's own (null: the server's).
+  if ('jitsi_server_url' in data && 'jitsi_server_url' in state) state.jitsi_server_url = data.jitsi_server_url ?? state.server_jitsi_server_url;
   recomputePermissions(state, ctx.userId);
 });
 

@@ -1,0 +1,248 @@
+import { errors } from '../errors.js';
+import { Role } from '../roles.js';
+import { isLanguageCode } from '../settings/languages.js';
+import { SUPPORTED_PERMISSION_SETTINGS } from '../realm/server-catalogs.js';
+import type { RealmSettingChanged } from './events.js';
+
+/**
+ * The organization settings an administrator changes with PATCH /realm, as the real server's
+ * update_realm takes them (feature level 247). Each kind says how the parameter arrives and how
+ * it is checked; `owner` marks the ones the real server refuses to administrators.
+ */
+type SettingKind =
+  | { kind: 'bool' }
+  | { kind: 'text'; maxLength?: number }
+  | { kind: 'choice'; values: readonly number[] }
+  | { kind: 'count' }
+  /** A number of seconds, or "unlimited" (stored as null). */
+  | { kind: 'limit' }
+  | { kind: 'retention' }
+  | { kind: 'language' }
+  | { kind: 'jitsi' }
+  | { kind: 'channel' }
+  | { kind: 'group' }
+  | { kind: 'auth' };
+
+export type RealmSettingSpec = SettingKind & { owner?: true };
+
+// Permission levels (api/roles-and-permissions): 1 members, 2 admins, 3 full members,
+// 4 moderators, 5 everyone, 6 nobody, 7 owners.
+const COMMON = [1, 2, 3, 4] as const;
+
+export const REALM_SETTINGS: Readonly<Record<string, RealmSettingSpec>> = {
+  name: { kind: 'text', maxLength: 40 },
+  description: { kind: 'text', maxLength: 1000 },
+  emails_restricted_to_domains: { kind: 'bool', owner: true },
+  disallow_disposable_email_addresses: { kind: 'bool', owner: true },
+  invite_required: { kind: 'bool', owner: true },
+  invite_to_realm_policy: { kind: 'choice', values: [1, 2, 3, 4, 6], owner: true },
+  create_multiuse_invite_group: { kind: 'group', owner: true },
+  require_unique_names: { kind: 'bool' },
+  name_changes_disabled: { kind: 'bool' },
+  email_changes_disabled: { kind: 'bool' },
+  avatar_changes_disabled: { kind: 'bool' },
+  inline_image_preview: { kind: 'bool' },
+  inline_url_embed_preview: { kind: 'bool' },
+  add_custom_emoji_policy: { kind: 'choice', values: COMMON },
+  delete_own_message_policy: { kind: 'choice', values: [1, 2, 3, 4, 5] },
+  message_content_delete_limit_seconds: { kind: 'limit' },
+  allow_message_editing: { kind: 'bool' },
+  edit_topic_policy: { kind: 'choice', values: [1, 2, 3, 4, 5, 6] },
+  mandatory_topics: { kind: 'bool' },
+  message_content_edit_limit_seconds: { kind: 'limit' },
+  allow_edit_history: { kind: 'bool' },
+  default_language: { kind: 'language' },
+  waiting_period_threshold: { kind: 'count' },
+  authentication_methods: { kind: 'auth', owner: true },
+  new_stream_announcements_stream_id: { kind: 'channel' },
+  signup_announcements_stream_id: { kind: 'channel' },
+  zulip_update_announcements_stream_id: { kind: 'channel' },
+  message_retention_days: { kind: 'retention', owner: true },
+  send_welcome_emails: { kind: 'bool' },
+  digest_emails_enabled: { kind: 'bool' },
+  message_content_allowed_in_email_notifications: { kind: 'bool' },
+  bot_creation_policy: { kind: 'choice', values: [1, 2, 3] },
+  create_public_stream_policy: { kind: 'choice', values: COMMON },
+  create_private_stream_policy: { kind: 'choice', values: COMMON },
+  create_web_public_stream_policy: { kind: 'choice', values: [2, 4, 6, 7] },
+  invite_to_stream_policy: { kind: 'choice', values: COMMON },
+  move_messages_between_streams_policy: { kind: 'choice', values: [1, 2, 3, 4, 6] },
+  user_group_edit_policy: { kind: 'choice', values: COMMON },
+  private_message_policy: { kind: 'choice', values: [1, 2] },
+  wildcard_mention_policy: { kind: 'choice', values: [1, 2, 3, 5, 6, 7] },
+  // 0 disabled, 1 Jitsi Meet, 3 Zoom, 4 BigBlueButton (2, Google Hangouts, was retired).
+  video_chat_provider: { kind: 'choice', values: [0, 1, 3, 4] },
+  jitsi_server_url: { kind: 'jitsi' },
+  giphy_rating: { kind: 'choice', values: [0, 1, 2, 3, 4, 5] },
+  default_code_block_language: { kind: 'text' },
+  digest_weekday: { kind: 'choice', values: [0, 1, 2, 3, 4, 5, 6] },
+  org_type: { kind: 'choice', values: [0, 10, 20, 30, 35, 40, 50, 60, 70, 80, 90, 100, 1000] },
+  enable_spectator_access: { kind: 'bool' },
+  want_advertise_in_communities_directory: { kind: 'bool' },
+  enable_read_receipts: { kind: 'bool' },
+  move_messages_within_stream_limit_seconds: { kind: 'limit' },
+  move_messages_between_streams_limit_seconds: { kind: 'limit' },
+  enable_guest_user_indicator: { kind: 'bool' },
+  can_access_all_users_group: { kind: 'group' },
+};
+
+/** Settings whose client event is realm/update_dict (the rest are realm/update), as on the real server. */
+export const UPDATE_DICT_SETTINGS: ReadonlySet<string> = new Set([
+  'allow_message_editing',
+  'edit_topic_policy',
+  'message_content_edit_limit_seconds',
+  'authentication_methods',
+  'create_multiuse_invite_group',
+  'can_access_all_users_group',
+]);
+
+/** The authentication methods this server offers: email and password only. */
+export const AUTHENTICATION_METHODS = ['Email'] as const;
+
+const JITSI_URL_MAX_LENGTH = 200;
+const MAX_INT = 2_147_483_647;
+
+export interface RealmSettingsState {
+  realm_id: number;
+  name: string;
+  /** Current values, defaults included; group settings as the group's id. */
+  properties: Readonly<Record<string, unknown>>;
+  /** The realm's system groups by id (group settings may only name these). */
+  system_groups: ReadonlyMap<number, string>;
+  /** Ids of the realm's channels an administrator may name (not archived). */
+  channel_ids: ReadonlySet<number>;
+}
+
+export interface UpdateRealmSettings {
+  type: 'UpdateRealmSettings';
+  actor_role: number;
+  /** Raw parameter values as the route decoded them. */
+  settings: Readonly<Record<string, unknown>>;
+}
+
+function timeLimit(name: string, value: unknown): number | null {
+  if (value === 'unlimited') return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > MAX_INT) {
+    throw errors.badRequest(`Bad value for '${name}': ${String(value)}`);
+  }
+  return value;
+}
+
+function retentionDays(value: unknown): number {
+  if (value === 'unlimited' || value === 'forever') return -1;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > MAX_INT) {
+    throw errors.badRequest(`Bad value for 'message_retention_days': ${String(value)}`);
+  }
+  return value;
+}
+
+function groupSetting(name: string, value: unknown, state: RealmSettingsState): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw errors.invalidArgument(name, 'is not an integer');
+  const groupName = state.system_groups.get(value);
+  // Only system groups exist for these settings at our feature level; any other id is no group of theirs.
+  if (groupName === undefined) throw errors.badRequest('Invalid user group');
+  const rules = SUPPORTED_PERMISSION_SETTINGS.realm[name as keyof typeof SUPPORTED_PERMISSION_SETTINGS.realm];
+  const refused = (groupName === 'role:internet' && !rules.allow_internet_group)
+    || (groupName === 'role:owners' && !rules.allow_owners_group)
+    || (groupName === 'role:nobody' && !rules.allow_nobody_group)
+    || (groupName === 'role:everyone' && !rules.allow_everyone_group)
+    || (rules.allowed_system_groups.length > 0 && !(rules.allowed_system_groups as readonly string[]).includes(groupName));
+  if (refused) throw errors.badRequest(`'${name}' setting cannot be set to '${groupName}' group.`);
+  return value;
+}
+
+/** The stored value a parameter asks for, checked; throws the real server's error otherwise. */
+function parseSetting(name: string, spec: RealmSettingSpec, raw: unknown, state: RealmSettingsState): unknown {
+  switch (spec.kind) {
+    case 'bool':
+      if (typeof raw !== 'boolean') throw errors.invalidArgument(name, 'is not a boolean');
+      return raw;
+    case 'text':
+      if (typeof raw !== 'string') throw errors.invalidArgument(name, 'is not a string');
+      if (spec.maxLength !== undefined && raw.length > spec.maxLength) {
+        if (name === 'name') throw errors.badRequest('Organization name is too long.');
+        if (name === 'description') throw errors.badRequest('Organization description is too long.');
+        throw errors.badRequest(`${name} is too long (limit: ${spec.maxLength} characters)`);
+      }
+      return raw;
+    case 'choice':
+      if (typeof raw !== 'number' || !Number.isInteger(raw)) throw errors.invalidArgument(name, 'is not an integer');
+      if (!spec.values.includes(raw)) {
+        if (name === 'video_chat_provider' || name === 'giphy_rating') throw errors.badRequest(`Invalid ${name} ${raw}`);
+        throw errors.badRequest(`Invalid ${name}`);
+      }
+      return raw;
+    case 'count':
+      if (typeof raw !== 'number' || !Number.isInteger(raw)) throw errors.invalidArgument(name, 'is not an integer');
+      if (raw < 0 || raw > MAX_INT) throw errors.badRequest(`Invalid ${name}`);
+      return raw;
+    case 'limit':
+      return timeLimit(name, raw);
+    case 'retention':
+      return retentionDays(raw);
+    case 'language':
+      if (typeof raw !== 'string' || !isLanguageCode(raw)) throw errors.badRequest(`Invalid language '${String(raw)}'`);
+      return raw;
+    case 'jitsi': {
+      if (typeof raw !== 'string') throw errors.invalidArgument(name, 'is not a string');
+      if (raw === 'default') return null;
+      let ok = raw.length <= JITSI_URL_MAX_LENGTH;
+      try {
+        const url = new URL(raw);
+        ok &&= url.protocol === 'http:' || url.protocol === 'https:';
+      } catch {
+        ok = false;
+      }
+      if (!ok) throw errors.badRequest('jitsi_server_url is not an allowed_type');
+      return raw;
+    }
+    case 'channel':
+      if (typeof raw !== 'number' || !Number.isInteger(raw)) throw errors.invalidArgument(name, 'is not an integer');
+      if (raw < 0) return -1;
+      if (!state.channel_ids.has(raw)) throw errors.invalidChannelId();
+      return raw;
+    case 'group':
+      return groupSetting(name, raw, state);
+    case 'auth': {
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw errors.invalidArgument(name, 'is not a dict');
+      const entries = Object.entries(raw as Record<string, unknown>);
+      for (const [method, enabled] of entries) {
+        if (!(AUTHENTICATION_METHODS as readonly string[]).includes(method)) throw errors.badRequest(`Invalid authentication method: ${method}`);
+        if (typeof enabled !== 'boolean') throw errors.invalidArgument(`${name}[${method}]`, 'is not a boolean');
+      }
+      if (!entries.some(([, enabled]) => enabled === true)) throw errors.badRequest('At least one authentication method must be enabled.');
+      // With one method that must stay enabled, nothing is ever stored.
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Pure: PATCH /realm. Every value is checked (and every owner-only one refused to an
+ * administrator) before anything is recorded; then one event per setting whose value changes.
+ * Returns the events and the response's `data` (the real server answers with what changed,
+ * "updated" for text values).
+ */
+export function decideRealmSettings(
+  command: UpdateRealmSettings,
+  state: RealmSettingsState,
+): { events: RealmSettingChanged[]; changed: Record<string, unknown> } {
+  if (command.actor_role > Role.ADMINISTRATOR) throw errors.mustBeAdmin();
+  const parsed: Array<[string, unknown]> = [];
+  for (const [name, raw] of Object.entries(command.settings)) {
+    const spec = REALM_SETTINGS[name];
+    if (!spec || raw === undefined) continue;
+    if (spec.owner && command.actor_role !== Role.OWNER) throw errors.mustBeOwner();
+    parsed.push([name, parseSetting(name, spec, raw, state)]);
+  }
+  const events: RealmSettingChanged[] = [];
+  const changed: Record<string, unknown> = {};
+  for (const [name, value] of parsed) {
+    if (value === undefined) continue;
+    const current = name === 'name' ? state.name : state.properties[name];
+    if (current === value) continue;
+    events.push({ type: 'RealmSettingChanged', data: { realm_id: state.realm_id, property: name, value } });
+    changed[name] = typeof value === 'string' ? 'updated' : value;
+  }
+  return { events, changed };
+}

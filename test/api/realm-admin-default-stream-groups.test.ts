@@ -1,0 +1,76 @@
+import t from 'tap';
+import { startTestServer, Role } from '../helpers/server.js';
+import { verifyAction } from '../helpers/verify-action.js';
+import { tableChecksums } from '../../src/read/checksums.js';
+import { allProjections } from '../../projections/index.js';
+
+const register = { event_types: ['default_stream_groups'], fetch_event_types: ['default_stream_groups'] };
+
+t.test('default channel groups: create, rename, change channels, delete', async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
+  const member = await s.user(Role.MEMBER, 'Member');
+  const guest = await s.user(Role.GUEST, 'Guest');
+  await s.api('POST', '/users/me/subscriptions', admin, { subscriptions: [{ name: 'design' }, { name: 'eng' }, { name: 'ops' }, { name: 'lobby' }] });
+  const idOf = async (name: string) => (await s.api('GET', '/get_stream_id', admin, { stream: name })).body.stream_id as number;
+  await s.api('POST', '/default_streams', admin, { stream_id: await idOf('lobby') });
+
+  const created = await verifyAction(t, s, member, () => s.api('POST', '/default_stream_groups/create', admin, {
+    group_name: 'Builders', description: 'Those who build', stream_names: ['eng', 'design'],
+  }), { register });
+  t.equal(created.length, 1);
+  const [group] = created[0]!.default_stream_groups;
+  t.match(group, { name: 'Builders', description: 'Those who build', streams: [{ name: 'design' }, { name: 'eng' }] });
+  const id = group.id as number;
+
+  await verifyAction(t, s, member, () => s.api('POST', '/default_stream_groups/create', admin, { group_name: 'Ops', description: '', stream_names: ['ops'] }), { register });
+  const renamed = await verifyAction(t, s, member, () => s.api('PATCH', `/default_stream_groups/${id}`, admin, { new_group_name: 'Makers', new_description: 'Makers all' }), { register });
+  t.match(renamed[0]!.default_stream_groups, [{ id, name: 'Makers', description: 'Makers all' }, { name: 'Ops' }]);
+  const added = await verifyAction(t, s, member, () => s.api('PATCH', `/default_stream_groups/${id}/streams`, admin, { op: 'add', stream_names: ['ops'] }), { register });
+  t.same(added[0]!.default_stream_groups[0].streams.map((c: { name: string }) => c.name), ['design', 'eng', 'ops']);
+  await verifyAction(t, s, member, () => s.api('PATCH', `/default_stream_groups/${id}/streams`, admin, { op: 'remove', stream_names: ['design', 'eng'] }), { register });
+  t.same((await verifyAction(t, s, guest, () => s.api('DELETE', `/default_stream_groups/${id}`, admin), { register })), [], 'guests get no groups');
+  const state = (await s.api('POST', '/register', member, register)).body;
+  t.match(state.realm_default_stream_groups, [{ name: 'Ops', streams: [{ name: 'ops' }] }]);
+  t.equal(state.realm_default_stream_groups.length, 1);
+
+  const tables = allProjections.flatMap((p) => p.tables);
+  const before = await tableChecksums(s.platform.db, tables);
+  await s.platform.projections.rebuild();
+  t.same(await tableChecksums(s.platform.db, tables), before, 'identical read tables after rebuild');
+});
+
+t.test('default channel groups: permissions and errors', async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
+  const member = await s.user(Role.MEMBER, 'Member');
+  await s.api('POST', '/users/me/subscriptions', admin, { subscriptions: [{ name: 'eng' }, { name: 'lobby' }] });
+  await s.api('POST', '/users/me/subscriptions', s.owner, { subscriptions: [{ name: 'secret' }], invite_only: true });
+  const lobby = (await s.api('GET', '/get_stream_id', admin, { stream: 'lobby' })).body.stream_id as number;
+  await s.api('POST', '/default_streams', admin, { stream_id: lobby });
+  await s.api('POST', '/default_stream_groups/create', admin, { group_name: 'G', description: '', stream_names: ['eng'] });
+  const id = (await s.api('POST', '/register', admin, register)).body.realm_default_stream_groups[0].id as number;
+
+  t.same((await s.api('POST', '/default_stream_groups/create', member, { group_name: 'M', description: '', stream_names: [] })).body,
+    { result: 'error', msg: 'Must be an organization administrator', code: 'UNAUTHORIZED_PRINCIPAL' });
+  t.equal((await s.api('DELETE', `/default_stream_groups/${id}`, member)).body.code, 'UNAUTHORIZED_PRINCIPAL');
+  const cases: Array<[string, string, Record<string, unknown>, string]> = [
+    ['POST', '/default_stream_groups/create', { group_name: 'G', description: '', stream_names: [] }, "Default stream group 'G' already exists"],
+    ['POST', '/default_stream_groups/create', { group_name: ' ', description: '', stream_names: [] }, "Invalid default stream group name ' '"],
+    ['POST', '/default_stream_groups/create', { group_name: 'x'.repeat(61), description: '', stream_names: [] }, 'Default stream group name too long (limit: 60 characters)'],
+    ['POST', '/default_stream_groups/create', { group_name: 'H', description: '', stream_names: ['nowhere'] }, "Invalid channel name 'nowhere'"],
+    ['POST', '/default_stream_groups/create', { group_name: 'H', description: '', stream_names: ['secret'] }, "Invalid channel name 'secret'"],
+    ['POST', '/default_stream_groups/create', { group_name: 'H', description: '', stream_names: ['lobby'] }, "'lobby' is a default stream and cannot be added to 'H'"],
+    ['PATCH', '/default_stream_groups/424242', { new_group_name: 'X' }, "Default stream group with id '424242' does not exist."],
+    ['PATCH', `/default_stream_groups/${id}`, {}, 'You must pass "new_description" or "new_group_name".'],
+    ['PATCH', `/default_stream_groups/${id}`, { new_group_name: 'G' }, "This default stream group is already named 'G'"],
+    ['PATCH', `/default_stream_groups/${id}/streams`, { op: 'add', stream_names: ['eng'] }, "Stream 'eng' is already present in default stream group 'G'"],
+    ['PATCH', `/default_stream_groups/${id}/streams`, { op: 'remove', stream_names: ['lobby'] }, "Stream 'lobby' is not present in default stream group 'G'"],
+    ['PATCH', `/default_stream_groups/${id}/streams`, { op: 'swap', stream_names: ['eng'] }, 'Invalid value for "op". Specify one of "add" or "remove".'],
+    ['DELETE', '/default_stream_groups/424242', {}, "Default stream group with id '424242' does not exist."],
+  ];
+  for (const [method, path, params, msg] of cases) {
+    t.same((await s.api(method, path, admin, params)).body, { result: 'error', msg, code: 'BAD_REQUEST' }, `${method} ${path} ${JSON.stringify(params)}`);
+  }
+  t.equal((await s.api('POST', '/default_stream_groups/create', admin, { group_name: 'Z', description: '' })).body.code, 'REQUEST_VARIABLE_MISSING');
+});
