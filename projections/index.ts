@@ -19,6 +19,7 @@ import { userPresenceProjection, userStatusProjection } from './presence.js';
 import { forgettingProjection } from './forgetting.js';
 import { botStorageProjection } from './bot-storage.js';
 import { tutorialStatusProjection } from './tutorial-status.js';
+import { onboardingStepsProjection } from './onboarding-steps.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -43,4 +44,5 @@ export const allProjections: readonly Projection[] = [
   forgettingProjection,
   botStorageProjection,
   tutorialStatusProjection,
+  onboardingStepsProjection,
 ];

@@ -9,6 +9,7 @@ import type { MutedUsersTables } from './schema/muted-users.js';
 import type { InvitesTables } from './schema/invites.js';
 import type { PresenceTables } from './schema/presence.js';
 import type { ForgettingTables } from './schema/forgetting.js';
+import type { OnboardingStepsTables } from './schema/onboarding-steps.js';
 
 /** One interface per table; the Database type composes them. Read tables live beside the log. */
 export interface EventsTable {
@@ -192,7 +193,8 @@ export interface SharedAreaTables {
  * `<Area>Tables` interface in this file (or in src/db/schema/<area>.ts) and adds it to `extends`.
  */
 export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables,
-  ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables, ForgettingTables, BotStorageTables, TutorialStatusTables {
+  ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables, ForgettingTables, BotStorageTables, TutorialStatusTables,
+  OnboardingStepsTables {
   events: EventsTable;
   log_identity: LogIdentityTable;
   checkpoints: CheckpointsTable;

@@ -22,6 +22,7 @@ import type { UserStatusEvent } from './user-status/events.js';
 import type { ForgettingEvent } from './forgetting/events.js';
 import type { BotStorageEvent } from './bot-storage/events.js';
 import type { TutorialEvent } from './tutorial/events.js';
+import type { OnboardingEvent } from './onboarding/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -48,7 +49,8 @@ export type DomainEvent =
   | UserStatusEvent
   | ForgettingEvent
   | BotStorageEvent
-  | TutorialEvent;
+  | TutorialEvent
+  | OnboardingEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

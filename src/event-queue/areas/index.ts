@@ -19,3 +19,4 @@ import './muted-users.js';
 import './profile-fields.js';
 import './invites.js';
 import './presence.js';
+import './onboarding-steps.js';

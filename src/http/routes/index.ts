@@ -28,6 +28,7 @@ import legalHoldRoutes from './legal-holds.js';
 import botStorageRoutes from './bot-storage.js';
 import webCommandRoutes, { tutorialStatusRoutes } from './web-commands.js';
 import subscriptionPropertyRoutes from './subscription-property.js';
+import onboardingStepRoutes from './onboarding-steps.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -50,3 +51,4 @@ areaRoutes.push(botStorageRoutes);
 areaRoutes.push(legacyPushRoutes);
 areaRoutes.push(webCommandRoutes, tutorialStatusRoutes);
 areaRoutes.push(subscriptionPropertyRoutes);
+areaRoutes.push(onboardingStepRoutes);

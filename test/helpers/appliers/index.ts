@@ -12,4 +12,5 @@ import './muted-users.js';
 import './profile-fields.js';
 import './invites.js';
 import './presence.js';
+import './onboarding-steps.js';
 export {};
