@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { allProjections } from '../../projections/index.js';
-import { createUserCommand, exportCommand, importCommand, migrateCommand, onlineRebuildCommand, rebuildCommand, replayCommand, verifyCommand } from './commands.js';
+import { createUserCommand, reactivateRealmCommand, exportCommand, importCommand, migrateCommand, onlineRebuildCommand, rebuildCommand, replayCommand, verifyCommand } from './commands.js';
 
 const out = (line: string) => console.log(line);
 // `export | head` closes the pipe early: that is not an error.
@@ -65,6 +65,11 @@ program.command('create-user').description('create a user and write a zuliprc fo
     await createUserCommand(loadConfig(), allProjections, out, {
       email: opts.email, fullName: opts.fullName, role, botType: opts.botType ? Number(opts.botType) : undefined, password: opts.password,
     });
+  });
+
+program.command('reactivate-realm').description('reactivate the organization after an owner deactivated it (POST /realm/deactivate)')
+  .action(async () => {
+    await reactivateRealmCommand(loadConfig(), allProjections, out);
   });
 
 try {

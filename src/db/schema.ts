@@ -45,6 +45,8 @@ export interface RealmsTable {
   date_created: number;
   properties: JSONColumnType<Record<string, unknown>, string, string>;
   user_settings_defaults: JSONColumnType<Record<string, unknown>, string, string>;
+  /** migration 0177 */
+  deactivated: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface UsersTable {

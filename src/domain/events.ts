@@ -23,6 +23,7 @@ import type { ForgettingEvent } from './forgetting/events.js';
 import type { BotStorageEvent } from './bot-storage/events.js';
 import type { TutorialEvent } from './tutorial/events.js';
 import type { OnboardingEvent } from './onboarding/events.js';
+import type { RealmDeactivationEvent } from './realm-deactivation/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -50,7 +51,8 @@ export type DomainEvent =
   | ForgettingEvent
   | BotStorageEvent
   | TutorialEvent
-  | OnboardingEvent;
+  | OnboardingEvent
+  | RealmDeactivationEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

@@ -20,3 +20,4 @@ import './profile-fields.js';
 import './invites.js';
 import './presence.js';
 import './onboarding-steps.js';
+import './realm-deactivation.js';

@@ -29,6 +29,7 @@ import botStorageRoutes from './bot-storage.js';
 import webCommandRoutes, { tutorialStatusRoutes } from './web-commands.js';
 import subscriptionPropertyRoutes from './subscription-property.js';
 import onboardingStepRoutes from './onboarding-steps.js';
+import realmDeactivationRoutes from './realm-deactivation.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -52,3 +53,4 @@ areaRoutes.push(legacyPushRoutes);
 areaRoutes.push(webCommandRoutes, tutorialStatusRoutes);
 areaRoutes.push(subscriptionPropertyRoutes);
 areaRoutes.push(onboardingStepRoutes);
+areaRoutes.push(realmDeactivationRoutes);

@@ -72,6 +72,8 @@ registerApplier('realm_bot', (state, event) => {
 });
 
 registerApplier('realm', (state, event, ctx) => {
+  // The organization's deactivation only flushes long-polls: no registration can follow it.
+  if (event.op === 'deactivated') return;
   if (event.op !== 'update_dict') throw new Error(`realm op ${event.op}`);
   for (const [key, value] of Object.entries(event.data as Record<string, unknown>)) {
     if (`realm_${key}` in state) state[`realm_${key}`] = value;
