@@ -10,6 +10,7 @@ import type { InvitesTables } from './schema/invites.js';
 import type { PresenceTables } from './schema/presence.js';
 import type { ForgettingTables } from './schema/forgetting.js';
 import type { OnboardingStepsTables } from './schema/onboarding-steps.js';
+import type { SubmessagesTables } from './schema/submessages.js';
 
 /** One interface per table; the Database type composes them. Read tables live beside the log. */
 export interface EventsTable {
@@ -196,7 +197,7 @@ export interface SharedAreaTables {
  */
 export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables,
   ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables, ForgettingTables, BotStorageTables, TutorialStatusTables,
-  OnboardingStepsTables {
+  OnboardingStepsTables, SubmessagesTables {
   events: EventsTable;
   log_identity: LogIdentityTable;
   checkpoints: CheckpointsTable;

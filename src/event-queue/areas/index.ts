@@ -21,3 +21,4 @@ import './invites.js';
 import './presence.js';
 import './onboarding-steps.js';
 import './realm-deactivation.js';
+import './submessages.js';

@@ -41,7 +41,12 @@ export const SEALING_RULES: Readonly<Record<string, SealingRule>> = {
   BotStorageRemoved: { keyOf: botStorageKey, fields: ['keys'], structured: true },
   MessageSent: {
     keyOf: (d) => (typeof d.message_id === 'number' ? messageKey(d.message_id) : null),
-    fields: ['content', 'rendered_content', 'topic'],
+    fields: ['content', 'rendered_content', 'topic', 'widget_content'],
+  },
+  // A submessage (a vote, an option, a task) is forgotten with its message.
+  SubmessageAdded: {
+    keyOf: (d) => (typeof d.message_id === 'number' ? messageKey(d.message_id) : null),
+    fields: ['content'],
   },
   // A topic move covering many messages seals its topic names under the edited message's key.
   MessageEdited: {

@@ -30,6 +30,7 @@ import webCommandRoutes, { tutorialStatusRoutes } from './web-commands.js';
 import subscriptionPropertyRoutes from './subscription-property.js';
 import onboardingStepRoutes from './onboarding-steps.js';
 import realmDeactivationRoutes from './realm-deactivation.js';
+import submessageRoutes from './submessages.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -54,3 +55,4 @@ areaRoutes.push(webCommandRoutes, tutorialStatusRoutes);
 areaRoutes.push(subscriptionPropertyRoutes);
 areaRoutes.push(onboardingStepRoutes);
 areaRoutes.push(realmDeactivationRoutes);
+areaRoutes.push(submessageRoutes);

@@ -13,4 +13,5 @@ import './profile-fields.js';
 import './invites.js';
 import './presence.js';
 import './onboarding-steps.js';
+import './submessages.js';
 export {};
