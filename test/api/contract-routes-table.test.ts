@@ -66,6 +66,16 @@ const BUILT_ON_REALM_ADMIN_BRANCH = new Set<string>([
   'PATCH /default_stream_groups/{group_id}/streams',
 ]);
 
+/**
+ * Routes of the table not built yet on this branch, each with its reason. The test checks that they
+ * are still missing, so whoever builds one must take it off this list.
+ */
+const NOT_YET_BUILT: Record<string, string> = {
+  'POST /export/realm': 'organization exports (issue 25, part 3) are not built yet',
+  'GET /export/realm': 'organization exports (issue 25, part 3) are not built yet',
+  'DELETE /export/realm/{export_id}': 'organization exports (issue 25, part 3) are not built yet',
+};
+
 /** Parameters some calls need to answer at once (a GET /events without dont_block would long-poll). */
 const PARAMS: Record<string, Record<string, unknown>> = { 'GET /events': { dont_block: true } };
 
@@ -87,7 +97,7 @@ function concreteUrl(path: string, email: string): string {
 
 t.test('the table is read', async (t) => {
   t.ok(rows.length > 150, `${rows.length} routes in the table`);
-  for (const entry of [...Object.keys(EXCLUDED), ...BUILT_ON_REALM_ADMIN_BRANCH]) {
+  for (const entry of [...Object.keys(EXCLUDED), ...BUILT_ON_REALM_ADMIN_BRANCH, ...Object.keys(NOT_YET_BUILT)]) {
     t.ok(rows.some((row) => key(row) === entry), `listed ${entry} is a route of the table`);
   }
   for (const entry of Object.keys(EXCLUDED)) {
@@ -122,6 +132,10 @@ t.test('every api and other route of the real server is routed', async (t) => {
       }
     }
     const absent = status === 405 || (status === 404 && body?.msg === 'Endpoint not found');
+    if (key(row) in NOT_YET_BUILT) {
+      t.ok(absent, `${key(row)} is listed as not built yet (${NOT_YET_BUILT[key(row)]}) and is indeed missing: take it off the list once built`);
+      continue;
+    }
     if (absent) missing.push(key(row));
     t.notOk(absent, `${key(row)} (${url}) is routed: ${status} ${JSON.stringify(body).slice(0, 120)}`);
   }
