@@ -20,6 +20,8 @@ import { forgettingProjection } from './forgetting.js';
 import { botStorageProjection } from './bot-storage.js';
 import { tutorialStatusProjection } from './tutorial-status.js';
 import { realmAdminProjection } from './realm-admin.js';
+import { onboardingStepsProjection } from './onboarding-steps.js';
+import { submessagesProjection } from './submessages.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -45,4 +47,6 @@ export const allProjections: readonly Projection[] = [
   botStorageProjection,
   tutorialStatusProjection,
   realmAdminProjection,
+  onboardingStepsProjection,
+  submessagesProjection,
 ];

@@ -2,8 +2,8 @@ import { defineProjection } from './define.js';
 
 export const invitesProjection = defineProjection({
   name: 'invites',
-  version: 1,
-  tables: ['invites'],
+  version: 2,
+  tables: ['invites', 'multiuse_invites'],
   handlers: {
     InvitationSent: async (trx, d) => {
       await trx
@@ -17,6 +17,26 @@ export const invitesProjection = defineProjection({
     },
     InvitationAccepted: async (trx, d) => {
       await trx.updateTable('invites').set({ accepted_user_id: d.user_id }).where('id', '=', d.invite_id).execute();
+    },
+    // A revoked email invitation is gone: its link no longer finds it, and no listing shows it.
+    InvitationRevoked: async (trx, d) => {
+      await trx.deleteFrom('invites').where('id', '=', d.invite_id).execute();
+    },
+    InvitationResent: async (trx, d) => {
+      await trx.updateTable('invites').set({ invited: d.invited, key_hash: d.key_hash }).where('id', '=', d.invite_id).execute();
+    },
+    MultiuseInviteCreated: async (trx, d) => {
+      await trx
+        .insertInto('multiuse_invites')
+        .values({
+          id: d.invite_id, realm_id: d.realm_id, invited_by_user_id: d.invited_by_user_id, invited_as: d.invited_as,
+          stream_ids: JSON.stringify(d.stream_ids), invited: d.invited, expiry_date: d.expiry_date, key: d.key,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+    },
+    MultiuseInviteRevoked: async (trx, d) => {
+      await trx.updateTable('multiuse_invites').set({ revoked: true }).where('id', '=', d.invite_id).execute();
     },
   },
 });

@@ -47,6 +47,12 @@ export const realmsProjection = defineProjection({
         .where('id', '=', d.realm_id)
         .execute();
     },
+    RealmDeactivated: async (trx, d) => {
+      await trx.updateTable('realms').set({ deactivated: true }).where('id', '=', d.realm_id).execute();
+    },
+    RealmReactivated: async (trx, d) => {
+      await trx.updateTable('realms').set({ deactivated: false }).where('id', '=', d.realm_id).execute();
+    },
     RealmUserSettingsDefaultsChanged: async (trx, d) => {
       await trx
         .updateTable('realms')

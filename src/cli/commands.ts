@@ -18,6 +18,8 @@ import { readSignatureFile, signatureFileOf, signedHeadsMismatch, writeSignature
 import { APPEND_LOCK_KEY } from '../eventstore/event-store.js';
 import { ensureOrganization, writeZuliprc } from '../services/bootstrap.js';
 import { createUser } from '../services/users.js';
+import { reactivateRealm } from '../services/realm-deactivation.js';
+import { getDefaultRealm } from '../read/realm.js';
 import { ALL_ROLES } from '../domain/roles.js';
 import { openReplaySource, parseReplayPoint, replayInto, targetConfig, type ReplayReport } from './replay.js';
 import { EVENT_COLUMNS } from '../eventstore/types.js';
@@ -310,5 +312,20 @@ export async function replayCommand(
     return await replayInto(source.db, target, projections, point, out);
   } finally {
     await source.close();
+  }
+}
+
+/** Brings a deactivated organization back: its users' API keys work again (their old event queues stay ended). */
+export async function reactivateRealmCommand(config: Config, projections: readonly Projection[], out: Out): Promise<boolean> {
+  const platform = await createPlatform(config, { projections, startWorkers: true });
+  try {
+    const realm = await getDefaultRealm(platform.db);
+    if (!realm) throw new Error('no organization in this database');
+    const meta = { actorId: null, realmId: realm.id, client: 'cli', requestId: randomUUID(), now: new Date() };
+    const done = await reactivateRealm(platform, meta, realm.id);
+    out(done ? `reactivated organization ${realm.string_id || realm.name} (${realm.url})` : `organization ${realm.string_id || realm.name} is not deactivated; nothing to do`);
+    return done;
+  } finally {
+    await platform.close();
   }
 }

@@ -2,7 +2,7 @@ import { Argument, Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { allProjections } from '../../projections/index.js';
 import { eraseUserCommand, legalHoldCommand } from './forgetting-commands.js';
-import { createUserCommand, exportCommand, generateLogKeyCommand, importCommand, migrateCommand, onlineRebuildCommand, rebuildCommand, replayCommand, verifyCommand } from './commands.js';
+import { createUserCommand, exportCommand, generateLogKeyCommand, importCommand, migrateCommand, onlineRebuildCommand, reactivateRealmCommand, rebuildCommand, replayCommand, verifyCommand } from './commands.js';
 
 const out = (line: string) => console.log(line);
 // `export | head` closes the pipe early: that is not an error.
@@ -106,6 +106,11 @@ for (const [action, description] of [['add', 'put a channel or a person on hold'
       await legalHoldCommand(loadConfig(), allProjections, out, { action, scope, id: Number(id), reason: opts.reason });
     });
 }
+
+program.command('reactivate-realm').description('reactivate the organization after an owner deactivated it (POST /realm/deactivate)')
+  .action(async () => {
+    await reactivateRealmCommand(loadConfig(), allProjections, out);
+  });
 
 try {
   await program.parseAsync(process.argv);

@@ -10,6 +10,8 @@ import type { InvitesTables } from './schema/invites.js';
 import type { PresenceTables } from './schema/presence.js';
 import type { ForgettingTables } from './schema/forgetting.js';
 import type { RealmAdminTables } from './schema/realm-admin.js';
+import type { OnboardingStepsTables } from './schema/onboarding-steps.js';
+import type { SubmessagesTables } from './schema/submessages.js';
 
 /** One interface per table; the Database type composes them. Read tables live beside the log. */
 export interface EventsTable {
@@ -59,6 +61,8 @@ export interface RealmsTable {
   date_created: number;
   properties: JSONColumnType<Record<string, unknown>, string, string>;
   user_settings_defaults: JSONColumnType<Record<string, unknown>, string, string>;
+  /** migration 0177 */
+  deactivated: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface UsersTable {
@@ -207,7 +211,8 @@ export interface SharedAreaTables {
  * `<Area>Tables` interface in this file (or in src/db/schema/<area>.ts) and adds it to `extends`.
  */
 export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables,
-  ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables, ForgettingTables, BotStorageTables, TutorialStatusTables {
+  ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables, ForgettingTables, BotStorageTables, TutorialStatusTables,
+  OnboardingStepsTables, SubmessagesTables {
   events: EventsTable;
   log_identity: LogIdentityTable;
   log_signatures: LogSignaturesTable;

@@ -22,6 +22,7 @@ export const errors = {
     }),
   invalidApiKey: () => new ApiError('INVALID_API_KEY', 401, 'Invalid API key', {}, { 'WWW-Authenticate': 'Basic realm="zulip"' }),
   userDeactivated: () => new ApiError('USER_DEACTIVATED', 401, 'Account is deactivated'),
+  realmDeactivated: () => new ApiError('REALM_DEACTIVATED', 401, 'This organization has been deactivated'),
   authFailed: () => new ApiError('AUTHENTICATION_FAILED', 401, 'Your username or password is incorrect'),
   missingArgument: (name: string) =>
     new ApiError('REQUEST_VARIABLE_MISSING', 400, `Missing '${name}' argument`, { var_name: name }),

@@ -23,6 +23,9 @@ import type { ForgettingEvent } from './forgetting/events.js';
 import type { BotStorageEvent } from './bot-storage/events.js';
 import type { TutorialEvent } from './tutorial/events.js';
 import type { RealmAdminEvent } from './realm-admin/events.js';
+import type { OnboardingEvent } from './onboarding/events.js';
+import type { RealmDeactivationEvent } from './realm-deactivation/events.js';
+import type { SubmessageEvent } from './submessages/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -50,7 +53,10 @@ export type DomainEvent =
   | ForgettingEvent
   | BotStorageEvent
   | RealmAdminEvent
-  | TutorialEvent;
+  | TutorialEvent
+  | OnboardingEvent
+  | RealmDeactivationEvent
+  | SubmessageEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

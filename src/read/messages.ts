@@ -93,7 +93,7 @@ export async function formatMessages(
     if (r.dm_key) for (const id of r.dm_key.split(',')) userIds.add(Number(id));
   }
   const streamIds = [...new Set(rows.filter((r) => r.stream_id !== null).map((r) => r.stream_id!))];
-  const [reactionRows, users, streams, state] = await Promise.all([
+  const [reactionRows, users, streams, state, submessageRows] = await Promise.all([
     db.selectFrom('reactions')
       .select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])
       .where('message_id', 'in', ids)
@@ -102,7 +102,14 @@ export async function formatMessages(
     db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute(),
     streamIds.length === 0 ? Promise.resolve([]) : db.selectFrom('streams').select(['id', 'name']).where('id', 'in', streamIds).execute(),
     userMessageState(db, viewer.user_id, rows),
+    db.selectFrom('submessages').select(['id', 'message_id', 'sender_id', 'msg_type', 'content']).where('message_id', 'in', ids).orderBy('id').execute(),
   ]);
+  const submessagesByMessage = new Map<number, Array<Record<string, unknown>>>();
+  for (const r of submessageRows) {
+    const list = submessagesByMessage.get(r.message_id) ?? [];
+    list.push({ msg_type: r.msg_type, content: r.content, message_id: r.message_id, sender_id: r.sender_id, id: r.id });
+    submessagesByMessage.set(r.message_id, list);
+  }
   const reactors = [...new Set(reactionRows.map((r) => r.user_id))].filter((id) => !userIds.has(id));
   if (reactors.length > 0) users.push(...(await db.selectFrom('users').selectAll().where('id', 'in', reactors).execute()));
   const usersById = new Map(users.map((u) => [u.id, u]));
@@ -126,6 +133,7 @@ export async function formatMessages(
       allowEditHistory,
     });
     message.reactions = (reactionsByMessage.get(row.id) ?? []).map((r) => reactionObject(r, usersById.get(r.user_id), host));
+    message.submessages = submessagesByMessage.get(row.id) ?? [];
     message.flags = flagsOf({
       userId: viewer.user_id,
       senderId: row.sender_id,

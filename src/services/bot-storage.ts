@@ -4,6 +4,8 @@ import { errors } from '../domain/errors.js';
 import type { Db } from '../db/database.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { streamVersion } from './stream-version.js';
+import { botStorageKeyId } from '../eventstore/crypto/personal-fields.js';
+import type { BotStorageForgotten } from '../domain/bot-storage/events.js';
 
 export const botStorageStream = (userId: number) => `bot-storage-${userId}`;
 
@@ -52,7 +54,8 @@ async function runBotStorage(ctx: ServiceContext, meta: RequestMeta, command: Bo
       command.type === 'RemoveBotStorage' && command.keys.length === 0 ? { ...command, keys: await allKeys(ctx.db, command.user_id) } : command;
     const keys = resolved.type === 'SetBotStorage' ? Object.keys(resolved.storage) : resolved.keys;
     const state = await storageState(ctx.db, command.user_id, keys);
-    const events = decideBotStorage(resolved, state);
+    const generation = await keyGeneration(ctx.db, command.user_id);
+    const events = decideBotStorage(resolved, state).map((e) => ({ ...e, data: { ...e.data, key_generation: generation } }));
     return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events }], result: undefined };
   });
 }
@@ -64,4 +67,39 @@ export function setBotStorage(ctx: ServiceContext, meta: RequestMeta, userId: nu
 /** Removes the named keys, or every key when none is named. */
 export function removeBotStorage(ctx: ServiceContext, meta: RequestMeta, userId: number, keys: string[] | undefined): Promise<void> {
   return runBotStorage(ctx, meta, { type: 'RemoveBotStorage', user_id: userId, keys: keys ?? [] });
+}
+
+/** The key generation new writes are sealed under: one more than the times the storage was forgotten. */
+async function keyGeneration(db: Db, userId: number): Promise<number> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('stream_id', '=', botStorageStream(userId))
+    .where('type', '=', 'BotStorageForgotten')
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Forgets a deactivated bot's storage: destroys the data key of its current generation (first, as
+ * shredding does: killed in between, the next deactivation finds the stream unforgotten and goes
+ * again), then appends BotStorageForgotten, whose fold empties its rows. Nothing to do when the
+ * bot stored nothing since it was last forgotten.
+ */
+export async function forgetBotStorage(ctx: ServiceContext, meta: RequestMeta, userId: number): Promise<boolean> {
+  const streamId = botStorageStream(userId);
+  const last = await ctx.db.selectFrom('events').select(['type', 'stream_version']).where('stream_id', '=', streamId)
+    .orderBy('stream_version', 'desc').limit(1).executeTakeFirst();
+  if (!last || last.type === 'BotStorageForgotten') return false;
+  const generation = await keyGeneration(ctx.db, userId);
+  // Only the current generation's key: earlier generations' keys went when they were forgotten.
+  const keyIds = [botStorageKeyId(userId, generation)];
+  if (ctx.store.crypto) await ctx.store.crypto.keys.destroy(keyIds);
+  else await sql`DELETE FROM data_keys WHERE key_id = ANY(${keyIds}::text[])`.execute(ctx.db);
+  const event: BotStorageForgotten = { type: 'BotStorageForgotten', data: { user_id: userId, key_ids: keyIds, reason: 'bot_deactivated' } };
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const version = await streamVersion(ctx, streamId);
+    return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events: [event] }], result: undefined };
+  });
+  return true;
 }

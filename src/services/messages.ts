@@ -1,3 +1,4 @@
+import { checkWidgetContent, widgetFromContent, WidgetError, type Widget } from '../domain/submessages/widgets.js';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { ApiError, errors } from '../domain/errors.js';
@@ -50,6 +51,8 @@ export interface SendParams {
   queue_id?: string;
   local_id?: string;
   read_by_sender?: boolean;
+  /** JSON text of a bot's widget (the real server accepts zforms only) */
+  widget_content?: string;
 }
 
 const streamMissing = (to: string | number) =>
@@ -168,6 +171,16 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   const props = realm.properties as Record<string, unknown>;
   const type = params.type;
   const content = normalizeContent(params.content);
+  // A widget_content that does not pass is refused before anything else is looked up.
+  let widget: Widget | null;
+  try {
+    widget = params.widget_content !== undefined ? checkWidgetContent(params.widget_content) : widgetFromContent(content);
+  } catch (error) {
+    if (error instanceof WidgetError) throw errors.badRequest(error.message);
+    throw error;
+  }
+  const widgetId = widget ? ctx.commands.nextId('submessage_id_seq') : undefined;
+  widgetId?.catch(() => undefined);
   // Independent look-ups run together: latency here is the sender's latency.
   const dataPromise = realmRenderData(ctx, realm.id);
   dataPromise.catch(() => undefined);
@@ -261,6 +274,10 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     sender_queue_id: params.queue_id ?? null,
     local_id: params.local_id ?? null,
   });
+  if (widget && widgetId) {
+    const sent = events[0] as { data: Record<string, unknown> };
+    sent.data = { ...sent.data, widget_submessage_id: await widgetId, widget_content: JSON.stringify(widget) };
+  }
   return { id, events, committed: () => recipientCacheOf(ctx.db).set(recipientKey, recipientId) };
 }
 

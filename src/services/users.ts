@@ -1,3 +1,4 @@
+import { forgetBotStorage } from './bot-storage.js';
 import type { Db } from '../db/database.js';
 import { errors } from '../domain/errors.js';
 import { Role } from '../domain/roles.js';
@@ -139,19 +140,23 @@ export async function changeUserAtOnce(
  * bots back; each is reactivated on its own).
  */
 export async function deactivateUser(ctx: ServiceContext, meta: RequestMeta, userId: number, actor: Actor): Promise<void> {
-  await ctx.commands.run(metadataOf(meta), async () => {
+  const { result: bots } = await ctx.commands.run(metadataOf(meta), async () => {
     const row = await requireUser(ctx.db, userId, meta.realmId);
     if (row.is_system_bot) throw errors.noSuchUser();
     const owners = await countActiveOwners(ctx.db, meta.realmId);
     const events = decideUser({ type: 'DeactivateUser', actor, active_owner_count: owners }, toUserState(row));
     const appends: StreamAppend[] = [{ streamId: userStream(userId), expectedVersion: row.version, events }];
+    const bots = row.is_bot ? [row.id] : [];
     if (!row.is_bot) {
       for (const bot of await activeBotsOwnedBy(ctx.db, row.id)) {
         appends.push({ streamId: userStream(bot.id), expectedVersion: bot.version, events: [{ type: 'UserDeactivated', data: { user_id: bot.id } }] });
+        bots.push(bot.id);
       }
     }
-    return { appends, result: undefined };
+    return { appends, result: bots };
   });
+  // A bot's storage is forgotten with the bot (docs/DECISIONS.md).
+  for (const botId of bots) await forgetBotStorage(ctx, meta, botId);
 }
 
 async function activeBotsOwnedBy(db: Db, ownerId: number): Promise<UserRow[]> {

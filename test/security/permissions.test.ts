@@ -7,6 +7,7 @@
 import t from 'tap';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
 import { createChannel, sendStream } from '../helpers/channels-fixture.js';
+import { reactivateRealm } from '../../src/services/realm-deactivation.js';
 
 t.setTimeout(240_000);
 
@@ -48,6 +49,15 @@ interface Case {
 }
 
 let seq = 0;
+
+/** An email invitation made by the shared member (not the actor); its id. */
+async function otherInvite(c: Ctx): Promise<number> {
+  const email = `${c.unique('pending')}@example.com`;
+  const r = await c.s.api('POST', '/invites', c.other, { invitee_emails: email, stream_ids: [] });
+  if (r.status !== 200) throw new Error(`invite: ${JSON.stringify(r.body)}`);
+  const listed = (await c.s.api('GET', '/invites', c.s.owner)).body.invites as Array<{ id: number; email?: string }>;
+  return listed.find((i) => i.email === email)!.id;
+}
 
 /** A note to self scheduled an hour ahead (every role may schedule one). */
 const scheduledNote = (c: Ctx) => ({ type: 'direct', to: [c.actor.id], content: 'later', scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600 });
@@ -439,6 +449,30 @@ const CASES: Case[] = [
   },
   { method: 'POST', path: '/mobile_push/test_notification', allowed: HUMANS },
   { method: 'POST', path: '/invites', params: (c) => ({ invitee_emails: `${c.unique('invitee')}@example.com`, stream_ids: [] }), allowed: NON_GUESTS },
+  // Someone else's invitations: administrators manage them (their own, anyone).
+  { method: 'DELETE', path: async (c) => `/invites/${await otherInvite(c)}`, allowed: ADMINS },
+  { method: 'POST', path: async (c) => `/invites/${await otherInvite(c)}/resend`, allowed: ADMINS },
+  { method: 'POST', path: '/invites/multiuse', allowed: ADMINS, note: 'create_multiuse_invite_group: administrators by default' },
+  {
+    method: 'DELETE',
+    path: async (c) => {
+      const link = await c.s.api('POST', '/invites/multiuse', c.s.owner, {});
+      const listed = (await c.s.api('GET', '/invites', c.s.owner)).body.invites as Array<{ id: number; link_url?: string }>;
+      return `/invites/multiuse/${listed.find((i) => i.link_url === link.body.invite_link)!.id}`;
+    },
+    allowed: ADMINS,
+  },
+  { method: 'POST', path: '/users/me/onboarding_steps', params: () => ({ onboarding_step: 'intro_inbox_view_modal' }), allowed: HUMANS, note: 'bots: "This endpoint does not accept bot requests."' },
+  {
+    method: 'POST',
+    path: '/submessage',
+    params: async (c) => {
+      await c.join(c.actor);
+      const poll = await sendStream(c.s, c.other, c.channel.id, 'polls', '/poll Which?\nOne\nTwo');
+      return { message_id: poll, msg_type: 'widget', content: JSON.stringify({ type: 'vote', key: 'canned,0', vote: 1 }) };
+    },
+    allowed: ALL,
+  },
   {
     method: 'DELETE',
     path: async (c) => {
@@ -451,6 +485,15 @@ const CASES: Case[] = [
   },
   { method: 'POST', path: '/legal_holds', params: (c) => ({ scope: 'channel', id: c.channel.id }), allowed: new Set<RoleName>(['owner']) },
   { method: 'DELETE', path: '/legal_holds', params: (c) => ({ scope: 'channel', id: c.channel.id }), allowed: new Set<RoleName>(['owner']) },
+  // Last: an owner's success deactivates the organization; each role's turn starts with it active again.
+  {
+    method: 'POST',
+    path: async (c) => {
+      await reactivateRealm(c.s.platform, { actorId: null, realmId: 1, client: 'test', requestId: c.unique('reactivate'), now: new Date() }, 1);
+      return '/realm/deactivate';
+    },
+    allowed: new Set<RoleName>(['owner']),
+  },
 ];
 
 async function newChannel(c: Ctx): Promise<{ id: number; name: string }> {
@@ -577,6 +620,7 @@ t.test('permission matrix: every mutating route × every role', async (t) => {
   }
   t.comment(`allowed (Y) / denied (-) per role: ${ROLES.join(' ')}`);
   for (const line of table) t.comment(line);
+  await reactivateRealm(s.platform, { actorId: null, realmId: 1, client: 'test', requestId: 'reactivate-last', now: new Date() }, 1);
   t.same(mismatches, [], 'every role gets exactly the access the real server gives it');
   t.same([...mutating].filter((r) => !covered.has(r) && r !== 'POST /api/v1/fetch_api_key'), [], 'every mutating route is in the matrix');
 });

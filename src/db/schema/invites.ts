@@ -15,6 +15,20 @@ export interface InvitesTable {
   accepted_user_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
+/** Table of migration 0176: reusable invitation links. */
+export interface MultiuseInvitesTable {
+  id: number;
+  realm_id: number;
+  invited_by_user_id: number;
+  invited_as: number;
+  stream_ids: JSONColumnType<number[], string, string>;
+  invited: ColumnType<number, number, number>;
+  expiry_date: ColumnType<number | null, number | null, number | null>;
+  key: string;
+  revoked: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
 export interface InvitesTables {
   invites: InvitesTable;
+  multiuse_invites: MultiuseInvitesTable;
 }

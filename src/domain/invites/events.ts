@@ -19,4 +19,34 @@ export type InvitationSent = Event<'InvitationSent', {
 /** The invitee followed the link and the account `user_id` was created. */
 export type InvitationAccepted = Event<'InvitationAccepted', { invite_id: number; realm_id: number; user_id: number }>;
 
-export type InviteEvent = InvitationSent | InvitationAccepted;
+/** An email invitation withdrawn (DELETE /invites/{id}): its link stops working. */
+export type InvitationRevoked = Event<'InvitationRevoked', { invite_id: number; realm_id: number; invited_by_user_id: number }>;
+
+/**
+ * An email invitation mailed again (POST /invites/{id}/resend). Only a hash of the first key was
+ * kept, so the new mail carries a new key: the older link stops working. The expiry date stays.
+ */
+export type InvitationResent = Event<'InvitationResent', { invite_id: number; realm_id: number; invited_by_user_id: number; invited: number; key_hash: string }>;
+
+/**
+ * A reusable invitation link (POST /invites/multiuse). The key itself is kept, as the real server
+ * does, because GET /invites shows the link to those who may manage it.
+ */
+export type MultiuseInviteCreated = Event<'MultiuseInviteCreated', {
+  invite_id: number;
+  realm_id: number;
+  invited_by_user_id: number;
+  invited_as: number;
+  stream_ids: number[];
+  invited: number;
+  expiry_date: number | null;
+  key: string;
+}>;
+
+/** A reusable link withdrawn (DELETE /invites/multiuse/{id}). */
+export type MultiuseInviteRevoked = Event<'MultiuseInviteRevoked', { invite_id: number; realm_id: number; invited_by_user_id: number }>;
+
+/** Someone created the account `user_id` through a reusable link (it stays usable). */
+export type MultiuseInviteUsed = Event<'MultiuseInviteUsed', { invite_id: number; realm_id: number; invited_by_user_id: number; user_id: number }>;
+
+export type InviteEvent = InvitationSent | InvitationAccepted | InvitationRevoked | InvitationResent | MultiuseInviteCreated | MultiuseInviteRevoked | MultiuseInviteUsed;

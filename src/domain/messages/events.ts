@@ -43,6 +43,12 @@ export type MessageSent = Event<'MessageSent', {
   /** queue that sent it and its local id, echoed back to that queue */
   sender_queue_id: string | null;
   local_id: string | null;
+  /**
+   * The widget submessage the message was sent with (a /poll or /todo content, or widget_content):
+   * its id and its JSON text ({widget_type, extra_data}); absent for other messages.
+   */
+  widget_submessage_id?: number;
+  widget_content?: string;
 }>;
 
 /** Content and/or topic/channel of one or more messages changed (PATCH /messages/{id}). */

@@ -10,6 +10,6 @@ export type QueueRegistered = Event<'QueueRegistered', {
   lifespan_secs: number;
   created_at: number;
 }>;
-export type QueueDeleted = Event<'QueueDeleted', { queue_id: string; user_id: number; reason: 'client' | 'expired' }>;
+export type QueueDeleted = Event<'QueueDeleted', { queue_id: string; user_id: number; reason: 'client' | 'expired' | 'realm_deactivated' }>;
 
 export type QueueEvent = QueueRegistered | QueueDeleted;

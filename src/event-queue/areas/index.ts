@@ -20,3 +20,6 @@ import './profile-fields.js';
 import './invites.js';
 import './presence.js';
 import './realm-admin.js';
+import './onboarding-steps.js';
+import './realm-deactivation.js';
+import './submessages.js';

@@ -16,3 +16,13 @@ for (const type of ['InvitationSent', 'InvitationAccepted'] as const) {
     return { audience, forUser: () => [{ type: 'invites_changed' }] };
   });
 }
+
+// The later changes carry the inviter: the invitation's row may be gone when a queue reads them.
+for (const type of ['InvitationRevoked', 'InvitationResent', 'MultiuseInviteCreated', 'MultiuseInviteRevoked', 'MultiuseInviteUsed'] as const) {
+  registerTranslator(type, async (event, db) => {
+    const d = event.data as DataOf<typeof type>;
+    const admins = await db.selectFrom('users').select('id').where('realm_id', '=', d.realm_id).where('role', '<=', Role.ADMINISTRATOR).where('is_active', '=', true).execute();
+    const audience = new Set([...admins.map((a) => a.id), d.invited_by_user_id]);
+    return { audience, forUser: () => [{ type: 'invites_changed' }] };
+  });
+}

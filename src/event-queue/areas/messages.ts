@@ -155,6 +155,9 @@ registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | nul
         linkifiers,
         allowEditHistory: true,
       });
+      if (d.widget_submessage_id !== undefined && typeof d.widget_content === 'string') {
+        message.submessages = [{ msg_type: 'widget', content: d.widget_content, message_id: d.message_id, sender_id: d.sender_id, id: d.widget_submessage_id }];
+      }
       let bits = 0;
       if (r.user.id === d.sender_id) bits |= d.read_by_sender ? FlagBit.READ : FlagBit.UNREAD;
       if (mentioned.has(r.user.id)) bits |= FlagBit.MENTIONED;

@@ -102,11 +102,8 @@ registerSection('realm', async ({ trx, realm, config }) => {
 });
 
 // Sections for features this server does not offer: each is the documented empty answer.
-registerSection('realm_domains', async () => ({ realm_domains: [] }));
-registerSection('default_stream_groups', async () => ({ realm_default_stream_groups: [] }));
 registerSection('realm_embedded_bots', async () => ({ realm_embedded_bots: [] }));
 registerSection('realm_incoming_webhook_bots', async () => ({ realm_incoming_webhook_bots: [] }));
-registerSection('onboarding_steps', async () => ({ onboarding_steps: [] }));
 registerSection('video_calls', async () => ({ has_zoom_token: false }));
 // The real server sends an empty key when no GIPHY key is configured.
 registerSection('giphy', async () => ({ giphy_api_key: '' }));

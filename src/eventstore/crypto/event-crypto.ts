@@ -5,7 +5,7 @@ import type { DataKeyStore } from './key-store.js';
 import { SEALING_RULES, type KeyScope } from './personal-fields.js';
 
 /** Event types whose fold destroys keys: readers evict them from the key cache when they see one. */
-export const KEY_DESTROYING_TYPES = new Set(['MessagesShredded', 'UserErased']);
+export const KEY_DESTROYING_TYPES = new Set(['MessagesShredded', 'UserErased', 'BotStorageForgotten']);
 
 /** The keys a MessagesShredded or UserErased event destroyed (never any content). */
 export function keysDestroyedBy(event: Pick<StoredEvent, 'type' | 'data'>): string[] {
@@ -13,6 +13,10 @@ export function keysDestroyedBy(event: Pick<StoredEvent, 'type' | 'data'>): stri
   const ids = [event.data.key_ids, event.data.upload_key_ids].flatMap((list) => (Array.isArray(list) ? list : []));
   return ids.filter((id): id is string => typeof id === 'string');
 }
+
+/** A value a rule seals: strings, and for structured rules objects and arrays too (never an envelope again). */
+const sealable = (value: unknown, structured: boolean | undefined) =>
+  typeof value === 'string' || (structured === true && value !== null && typeof value === 'object' && !isEnvelope(value));
 
 /**
  * Seals personal fields before an event is appended and opens them for every reader of the log.
@@ -30,7 +34,7 @@ export class EventCrypto {
     for (const append of appends) {
       for (const event of append.events) {
         const scope = SEALING_RULES[event.type]?.keyOf(event.data);
-        if (scope && SEALING_RULES[event.type]!.fields.some((field) => typeof event.data[field] === 'string')) scopes.push(scope);
+        if (scope && SEALING_RULES[event.type]!.fields.some((field) => sealable(event.data[field], SEALING_RULES[event.type]!.structured))) scopes.push(scope);
       }
     }
     await this.keys.ensure(scopes, db);
@@ -46,7 +50,7 @@ export class EventCrypto {
     let sealed: Record<string, unknown> | undefined;
     for (const field of rule.fields) {
       const value = data[field];
-      if (typeof value !== 'string') continue;
+      if (!sealable(value, rule.structured)) continue;
       sealed ??= { ...data };
       sealed[field] = seal(key, scope.keyId, eventId, field, value);
     }

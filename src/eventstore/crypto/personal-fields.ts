@@ -7,11 +7,13 @@ export interface SealingRule {
   /** The key's id for this event's data; null: nothing to seal in this event. */
   keyOf(data: Record<string, unknown>): KeyScope | null;
   readonly fields: readonly string[];
+  /** Also seal object and array values of these fields (not only strings). */
+  readonly structured?: boolean;
 }
 
 export interface KeyScope {
   readonly keyId: string;
-  readonly scope: 'message' | 'user' | 'upload';
+  readonly scope: 'message' | 'user' | 'upload' | 'bot_storage';
   readonly subject: string;
 }
 
@@ -32,10 +34,28 @@ const firstMessageId = (data: Record<string, unknown>): number | null => {
   return Array.isArray(ids) && typeof ids[0] === 'number' ? ids[0] : null;
 };
 
+/**
+ * A bot's storage is sealed under a key per bot and generation: forgetting it (with the bot)
+ * destroys that generation's key, and whatever the bot stores after a reactivation goes under the next.
+ */
+export const botStorageKeyId = (userId: number, generation: number) => `bot-storage:${userId}:${generation}`;
+const botStorageKey = (d: Record<string, unknown>): KeyScope | null =>
+  typeof d.user_id === 'number' && typeof d.key_generation === 'number'
+    ? { keyId: botStorageKeyId(d.user_id, d.key_generation), scope: 'bot_storage', subject: String(d.user_id) }
+    : null;
+
 export const SEALING_RULES: Readonly<Record<string, SealingRule>> = {
+  // Keys and values a bot stores (events before sealing have no key_generation and stay as they are).
+  BotStorageSet: { keyOf: botStorageKey, fields: ['storage'], structured: true },
+  BotStorageRemoved: { keyOf: botStorageKey, fields: ['keys'], structured: true },
   MessageSent: {
     keyOf: (d) => (typeof d.message_id === 'number' ? messageKey(d.message_id) : null),
-    fields: ['content', 'rendered_content', 'topic'],
+    fields: ['content', 'rendered_content', 'topic', 'widget_content'],
+  },
+  // A submessage (a vote, an option, a task) is forgotten with its message.
+  SubmessageAdded: {
+    keyOf: (d) => (typeof d.message_id === 'number' ? messageKey(d.message_id) : null),
+    fields: ['content'],
   },
   // A topic move covering many messages seals its topic names under the edited message's key.
   MessageEdited: {

@@ -77,6 +77,7 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: ServiceContext }): 
     let user = await userByEmail(realm, credentials.email, false);
     if (!accepts(user, credentials.key)) user = await userByEmail(realm, credentials.email, true);
     if (!user || !constantTimeEqual(user.api_key, credentials.key)) throw errors.invalidApiKey();
+    if (realm.deactivated) throw errors.realmDeactivated();
     if (!user.is_active) throw errors.userDeactivated();
     request.user = user;
   });

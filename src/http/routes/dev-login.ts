@@ -22,6 +22,7 @@ export default async function devLoginRoutes(app: FastifyInstance, { services }:
       if (!realm) throw errors.authFailed();
       const user = await getUserByEmail(ctx.db, realm.id, params.username.trim(), realmHost(realm));
       if (!user) throw errors.authFailed();
+      if (realm.deactivated) throw errors.realmDeactivated();
       if (!user.is_active) throw errors.userDeactivated();
       return { api_key: user.api_key, email: user.delivery_email, user_id: user.id };
     },

@@ -31,6 +31,9 @@ import subscriptionPropertyRoutes from './subscription-property.js';
 import realmAdminRoutes from './realm-admin.js';
 import profileFieldRoutes from './profile-fields.js';
 import realmImageRoutes from './realm-images.js';
+import onboardingStepRoutes from './onboarding-steps.js';
+import realmDeactivationRoutes from './realm-deactivation.js';
+import submessageRoutes from './submessages.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -56,3 +59,6 @@ areaRoutes.push(subscriptionPropertyRoutes);
 areaRoutes.push(realmAdminRoutes);
 areaRoutes.push(profileFieldRoutes);
 areaRoutes.push(realmImageRoutes);
+areaRoutes.push(onboardingStepRoutes);
+areaRoutes.push(realmDeactivationRoutes);
+areaRoutes.push(submessageRoutes);

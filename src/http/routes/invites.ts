@@ -1,18 +1,31 @@
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
-import { acceptInvite, invitationPath, listInvites, pendingInvite, sendInvites, type InviteParams } from '../../services/invites.js';
+import {
+  acceptInvite, acceptMultiuseInvite, createMultiuseInvite, invitationPath, listInvites, listMultiuseInvites, multiusePath, pendingInvite,
+  pendingMultiuseInvite, resendInvite, revokeInvite, revokeMultiuseInvite, sendInvites, type InviteParams, type MultiuseInviteParams,
+} from '../../services/invites.js';
+import { errors } from '../../domain/errors.js';
+import { Role } from '../../domain/roles.js';
+import type { UserRow } from '../../read/users.js';
 import { mailerFor } from '../../services/mailer.js';
 import { escapeHtml } from '../../read/messages.js';
 import type { AppServices } from '../services.js';
 
-/** GET and POST /invites (under /api/v1). */
+// The real server's invitation views are for members and administrators only.
+function refuseGuests(user: UserRow): void {
+  if (user.role === Role.GUEST) throw errors.badRequest('Not allowed for guest users');
+}
+
+/** Email invitations and reusable links (under /api/v1). */
 export default async function inviteRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
 
   defineRoute(app, {
     method: 'GET',
     url: '/invites',
-    handler: async ({ user, meta }) => ({ invites: await listInvites(ctx.db, user, meta.now) }),
+    handler: async ({ user, realm, meta }) => ({
+      invites: [...await listInvites(ctx.db, user, meta.now), ...await listMultiuseInvites(ctx.db, user, realm.url, meta.now)],
+    }),
   });
 
   defineRoute<InviteParams>(app, {
@@ -29,6 +42,52 @@ export default async function inviteRoutes(app: FastifyInstance, { services }: {
     },
     handler: async ({ params, user, realm, meta, request }) => {
       await sendInvites(ctx, meta, user, realm, params, mailerFor(ctx.config, request.log));
+    },
+  });
+
+  defineRoute<MultiuseInviteParams>(app, {
+    method: 'POST',
+    url: '/invites/multiuse',
+    params: {
+      properties: {
+        invite_expires_in_minutes: { type: 'integer', nullable: true, minimum: 1 },
+        invite_as: { type: 'integer', enum: [100, 200, 300, 400, 600] },
+        stream_ids: { type: 'array', items: { type: 'integer' } },
+      },
+    },
+    handler: async ({ params, user, realm, meta }) => {
+      refuseGuests(user);
+      return { invite_link: await createMultiuseInvite(ctx, meta, user, realm, params) };
+    },
+  });
+
+  defineRoute<{ invite_id: number }>(app, {
+    method: 'DELETE',
+    url: '/invites/multiuse/:invite_id',
+    params: { properties: { invite_id: { type: 'integer' } }, required: ['invite_id'] },
+    handler: async ({ params, user, meta }) => {
+      refuseGuests(user);
+      await revokeMultiuseInvite(ctx, meta, user, params.invite_id);
+    },
+  });
+
+  defineRoute<{ prereg_id: number }>(app, {
+    method: 'DELETE',
+    url: '/invites/:prereg_id',
+    params: { properties: { prereg_id: { type: 'integer' } }, required: ['prereg_id'] },
+    handler: async ({ params, user, meta }) => {
+      refuseGuests(user);
+      await revokeInvite(ctx, meta, user, params.prereg_id);
+    },
+  });
+
+  defineRoute<{ prereg_id: number }>(app, {
+    method: 'POST',
+    url: '/invites/:prereg_id/resend',
+    params: { properties: { prereg_id: { type: 'integer' } }, required: ['prereg_id'] },
+    handler: async ({ params, user, realm, meta, request }) => {
+      refuseGuests(user);
+      return { timestamp: await resendInvite(ctx, meta, user, realm, params.prereg_id, mailerFor(ctx.config, request.log)) };
     },
   });
 }
@@ -78,6 +137,46 @@ export async function invitationConfirmRoutes(app: FastifyInstance, { services }
     params: { properties: { ...keyParam, full_name: { type: 'string' }, password: { type: 'string', maxLength: 1000 } }, required: ['key', 'full_name', 'password'] },
     handler: async ({ params, meta, reply }) => {
       const outcome = await acceptInvite(ctx, meta, params.key, params.full_name, params.password);
+      reply.type('text/html; charset=utf-8');
+      if (!outcome.ok) {
+        reply.code(404).send(page('Invalid invitation', `<p>${escapeHtml(FAILURES[outcome.reason])}</p>`));
+        return;
+      }
+      reply.send(page('Account created', `<p>Your account <b>${escapeHtml(outcome.email)}</b> is ready: log in with your email address and password.</p>`));
+    },
+  });
+
+  // A reusable link: the same form, with the address to create the account for.
+  defineRoute<{ key: string }>(app, {
+    method: 'GET',
+    url: '/join/:key/',
+    auth: 'none',
+    params: { properties: keyParam, required: ['key'] },
+    handler: async ({ params, meta, reply }) => {
+      const found = await pendingMultiuseInvite(ctx.db, params.key, meta.now);
+      reply.type('text/html; charset=utf-8');
+      if (!found.ok) {
+        reply.code(404).send(page('Invalid invitation', `<p>${escapeHtml(FAILURES[found.reason])}</p>`));
+        return;
+      }
+      reply.send(page('Create your account', `<form method="post" action="${escapeHtml(multiusePath(params.key))}">
+<p><label>Email <input name="email" type="email" required maxlength="254"></label></p>
+<p><label>Full name <input name="full_name" required maxlength="60"></label></p>
+<p><label>Password <input name="password" type="password" required minlength="6"></label></p>
+<p><button type="submit">Sign up</button></p></form>`));
+    },
+  });
+
+  defineRoute<{ key: string; email: string; full_name: string; password: string }>(app, {
+    method: 'POST',
+    url: '/join/:key/',
+    auth: 'none',
+    params: {
+      properties: { ...keyParam, email: { type: 'string', maxLength: 254 }, full_name: { type: 'string' }, password: { type: 'string', maxLength: 1000 } },
+      required: ['key', 'email', 'full_name', 'password'],
+    },
+    handler: async ({ params, meta, reply }) => {
+      const outcome = await acceptMultiuseInvite(ctx, meta, params.key, params.email, params.full_name, params.password);
       reply.type('text/html; charset=utf-8');
       if (!outcome.ok) {
         reply.code(404).send(page('Invalid invitation', `<p>${escapeHtml(FAILURES[outcome.reason])}</p>`));

@@ -76,7 +76,7 @@ function narrowOf(raw: unknown): unknown {
 export default async function messageRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
 
-  defineRoute<{ type: string; to?: unknown; topic?: string; subject?: string; content: string; queue_id?: string; local_id?: string; read_by_sender?: boolean }>(app, {
+  defineRoute<{ type: string; to?: unknown; topic?: string; subject?: string; content: string; queue_id?: string; local_id?: string; read_by_sender?: boolean; widget_content?: string }>(app, {
     method: 'POST',
     url: '/messages',
     params: {
@@ -90,6 +90,7 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
         queue_id: { type: 'string', maxLength: 64 },
         local_id: { type: 'string', maxLength: 64 },
         read_by_sender: { type: 'boolean' },
+        widget_content: { type: 'string' },
       },
       required: ['type', 'content'],
     },

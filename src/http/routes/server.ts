@@ -50,6 +50,7 @@ export default async function serverRoutes(app: FastifyInstance, { services }: {
       if (!realm) throw errors.authFailed();
       const user = await getUserByEmail(ctx.db, realm.id, params.username, realmHost(realm));
       if (!user || !(await verifyPassword(params.password, user.password_hash))) throw errors.authFailed();
+      if (realm.deactivated) throw errors.realmDeactivated();
       if (!user.is_active) throw errors.userDeactivated();
       return { api_key: user.api_key, email: apiEmail(user, realmHost(realm)), user_id: user.id };
     },

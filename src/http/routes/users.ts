@@ -200,7 +200,8 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     params: { properties: { bot_id: { type: 'integer' } }, required: ['bot_id'] },
     handler: async ({ params, user, meta }) => {
       const bot = await accessBot(ctx, user, params.bot_id);
-      await changeUser(ctx, meta, bot.id, (_s, owners) => ({ type: 'DeactivateUser', actor: actorOf(user), active_owner_count: owners }));
+      // The same command as DELETE /users/{id}: it also forgets the bot's storage.
+      await deactivateUser(ctx, meta, bot.id, actorOf(user));
     },
   });
   const formatFor = (viewer: UserRow, realmUrlHost: string, q: UserQuery) => (target: UserRow) =>

@@ -13,4 +13,6 @@ import './profile-fields.js';
 import './invites.js';
 import './presence.js';
 import './realm-admin.js';
+import './onboarding-steps.js';
+import './submessages.js';
 export {};

@@ -72,6 +72,8 @@ registerApplier('realm_bot', (state, event) => {
 });
 
 registerApplier('realm', (state, event, ctx) => {
+  // The organization's deactivation only flushes long-polls: no registration can follow it.
+  if (event.op === 'deactivated') return;
   // The documented client rule: a realm/update event is the update_dict of its one property.
   if (event.op !== 'update_dict' && event.op !== 'update') throw new Error(`realm op ${event.op}`);
   const data = (event.op === 'update' ? { [event.property]: event.value } : event.data) as Record<string, unknown>;

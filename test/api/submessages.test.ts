@@ -1,0 +1,117 @@
+import t from 'tap';
+import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
+import { verifyAction } from '../helpers/verify-action.js';
+import { createChannel } from '../helpers/typing-fixture.js';
+
+async function send(s: TestServer, as: TestUser, to: unknown, content: string, extra: Record<string, unknown> = {}): Promise<number> {
+  const r = await s.api('POST', '/messages', as, { type: typeof to === 'string' ? 'stream' : 'private', to, topic: 'lunch', content, ...extra });
+  if (r.status !== 200) throw new Error(JSON.stringify(r.body));
+  return r.body.id;
+}
+
+async function submessagesOf(s: TestServer, as: TestUser, id: number) {
+  const r = await s.api('GET', '/messages', as, { anchor: id, num_before: 0, num_after: 0 });
+  return r.body.messages[0].submessages as Array<Record<string, any>>;
+}
+
+const submit = (s: TestServer, as: TestUser, id: number, content: unknown, msgType = 'widget') =>
+  s.api('POST', '/submessage', as, { message_id: id, msg_type: msgType, content: typeof content === 'string' ? content : JSON.stringify(content) });
+
+t.test('a /poll or /todo message gets its widget as the real server parses it', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  await createChannel(s, alice, 'food', { subscribers: [alice.id, bob.id] });
+
+  let pollId = 0;
+  const events = await verifyAction(t, s, bob, async () => {
+    pollId = await send(s, alice, 'food', '/poll What for lunch?\n- Pizza\n* Pasta\n  Salad  \n\n1. Soup');
+  }, { register: { event_types: ['message'] } });
+  const widget = { widget_type: 'poll', extra_data: { question: 'What for lunch?', options: ['Pizza', 'Pasta', 'Salad', '1. Soup'] } };
+  t.equal(events.length, 1);
+  t.same(events[0]!.message.submessages.map((m: any) => ({ ...m, content: JSON.parse(m.content) })),
+    [{ msg_type: 'widget', content: widget, message_id: pollId, sender_id: alice.id, id: events[0]!.message.submessages[0].id }], 'the message event carries the widget');
+  const fetched = await submessagesOf(s, bob, pollId);
+  t.same(fetched, events[0]!.message.submessages, 'GET /messages shows the same');
+
+  const todoId = await send(s, alice, 'food', '/todo Groceries\n- milk: two liters\n- eggs');
+  t.same(JSON.parse((await submessagesOf(s, alice, todoId))[0]!.content),
+    { widget_type: 'todo', extra_data: { task_list_title: 'Groceries', tasks: [{ task: 'milk', desc: 'two liters' }, { task: 'eggs', desc: '' }] } });
+  const empty = await send(s, alice, 'food', '/poll');
+  t.same(JSON.parse((await submessagesOf(s, alice, empty))[0]!.content), { widget_type: 'poll', extra_data: { question: '', options: [] } });
+  for (const plain of ['hello /poll', '/polls are fun', '/unknown thing']) {
+    t.same(await submessagesOf(s, alice, await send(s, alice, 'food', plain)), [], `${plain}: no widget`);
+  }
+});
+
+t.test('POST /submessage: votes, options, questions, tasks, strikes, with the real server checks', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const carol = await s.user(Role.MEMBER, 'Carol');
+  await createChannel(s, alice, 'food', { subscribers: [alice.id, bob.id] });
+  const poll = await send(s, alice, 'food', '/poll Lunch?\nPizza\nPasta');
+
+  // A vote from another reader reaches every reader; the sender's queue folds it into nothing registered.
+  const events = await verifyAction(t, s, alice, async () => {
+    const r = await submit(s, bob, poll, { type: 'vote', key: 'canned,0', vote: 1 });
+    t.same([r.status, r.body.result], [200, 'success']);
+  }, { register: { event_types: ['submessage'] } });
+  t.equal(events.length, 1);
+  t.same({ ...events[0], id: 0, submessage_id: 0 }, { type: 'submessage', msg_type: 'widget', message_id: poll, sender_id: bob.id, content: '{"type":"vote","key":"canned,0","vote":1}', id: 0, submessage_id: 0 });
+  t.same((await submessagesOf(s, alice, poll)).map((m) => m.sender_id), [alice.id, bob.id]);
+
+  t.equal((await submit(s, bob, poll, { type: 'new_option', option: 'Tacos', idx: 1 })).status, 200);
+  const bad = async (as: TestUser, id: number, content: unknown, msg: string) => {
+    const r = await submit(s, as, id, content);
+    t.same([r.status, r.body.result, r.body.msg, r.body.code], [400, 'error', msg, 'BAD_REQUEST'], msg);
+  };
+  await bad(bob, poll, { type: 'question', question: 'Dinner?' }, "You can't edit a question unless you are the author.");
+  t.equal((await submit(s, alice, poll, { type: 'question', question: 'Dinner?' })).status, 200, 'the author edits the question');
+  await bad(bob, poll, '{not json', 'Invalid json for submessage');
+  await bad(bob, poll, { type: 'vote', key: 'x', vote: 2 }, 'Invalid poll data["vote"]');
+  await bad(bob, poll, { type: 'vote', key: 'x' }, 'vote key is missing from poll data');
+  await bad(bob, poll, { type: 'vote', key: 1, vote: 1 }, 'poll data["key"] is not a string');
+  await bad(bob, poll, { type: 'vote', key: 'x', vote: 1, extra: true }, 'Unexpected arguments: extra');
+  await bad(bob, poll, { type: 'launch' }, 'Unknown type for poll data: launch');
+  await bad(bob, poll, [1], 'poll data is not a dict');
+  await bad(bob, poll, { kind: 'vote' }, 'type key is missing from poll data');
+  // Not visible to Carol (she is not subscribed to... a public channel's message is visible); a DM is not.
+  const dm = await send(s, alice, [bob.id], '/todo Chores\n- dishes');
+  await bad(carol, dm, { type: 'strike', key: '0,canned' }, 'Invalid message(s)');
+  await bad(bob, 999_999, { type: 'strike', key: '0,canned' }, 'Invalid message(s)');
+  t.equal((await submit(s, bob, dm, { type: 'strike', key: '0,canned' })).status, 200);
+  t.equal((await submit(s, bob, dm, { type: 'new_task', key: 1, task: 'laundry', desc: '', completed: false })).status, 200);
+  await bad(bob, dm, { type: 'new_task', key: 1, task: 'laundry', completed: false }, 'desc key is missing from todo data');
+  await bad(bob, dm, { type: 'strike', key: 3 }, 'todo data["key"] is not a string');
+  await bad(bob, dm, { type: 'vote', key: 'x', vote: 1 }, 'Unknown type for todo data: vote');
+  // Only after its sender may others attach to a message.
+  const plain = await send(s, alice, 'food', 'just text');
+  await bad(bob, plain, { anything: 1 }, 'You cannot attach a submessage to this message.');
+  t.equal((await submit(s, alice, plain, { anything: 1 }, 'other')).status, 200, 'the sender may');
+  t.equal((await submit(s, bob, plain, { anything: 2 }, 'other')).status, 200, 'then anyone who sees it');
+  t.equal((await s.api('POST', '/submessage', bob, { message_id: poll, msg_type: 'widget' })).body.code, 'REQUEST_VARIABLE_MISSING');
+
+  // Carol, outside the direct message, never hears of its submessages.
+  const outsider = await verifyAction(t, s, carol, () => submit(s, bob, dm, { type: 'strike', key: '1,canned' }), { register: { event_types: ['submessage'] } });
+  t.same(outsider, []);
+});
+
+t.test('widget_content: the real server accepts a bot zform and refuses the rest', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bot = await s.user(Role.MEMBER, 'Helper', { bot_type: 1, bot_owner_id: alice.id });
+  await createChannel(s, alice, 'help', { subscribers: [alice.id, bot.id] });
+  const zform = { widget_type: 'zform', extra_data: { type: 'choices', heading: 'Pick', choices: [{ short_name: 'A', long_name: 'Apple', reply: 'apple' }] } };
+  const id = await send(s, bot, 'help', 'Choose one', { widget_content: JSON.stringify(zform) });
+  t.same(JSON.parse((await submessagesOf(s, alice, id))[0]!.content), zform);
+  const refused = async (content: string, msg: string) => {
+    const r = await s.api('POST', '/messages', bot, { type: 'stream', to: 'help', topic: 't', content: 'x', widget_content: content });
+    t.same([r.status, r.body.msg], [400, msg], msg);
+  };
+  await refused('{nope', 'Widgets: API programmer sent invalid JSON content');
+  await refused('[]', 'Widgets: widget_content is not a dict');
+  await refused('{"extra_data":{}}', 'Widgets: widget_type is not in widget_content');
+  await refused('{"widget_type":"poll","extra_data":{}}', 'Widgets: unknown widget type: poll');
+  await refused('{"widget_type":"zform","extra_data":{"type":"choices","heading":"h","choices":[{"short_name":"a"}]}}', 'Widgets: long_name key is missing from choices[0]');
+});

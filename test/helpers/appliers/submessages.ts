@@ -1,0 +1,4 @@
+import { registerApplier } from './registry.js';
+
+// /register holds no messages: a submessage changes no registered state.
+registerApplier('submessage', () => undefined);
