@@ -15,7 +15,7 @@ import path from 'node:path';
 import { benchRoot } from './util.js';
 
 /** In the order they run; a missing file is skipped (another issue may not have landed it yet). */
-const BENCHMARKS = ['append', 'longpoll', 'messages', 'mixed', 'rebuild', 'soak', 'forgetting'];
+const BENCHMARKS = ['append', 'longpoll', 'messages', 'mixed', 'rebuild', 'soak', 'forgetting', 'markdown'];
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
