@@ -8,11 +8,14 @@ import type { Raw } from 'mdast-util-to-hast';
 import { trustedFragment, trustedFragmentNode } from './trusted-html.js';
 import { element, hastElement, text, type MdNode } from './tree.js';
 
-/** Distinct expressions kept between messages (least recently used go first). */
+/** Distinct expressions kept between messages (least recently used go first)... */
 const CACHE_SIZE = 1_000;
+/** ...and characters of rendered HTML kept in all (KaTeX's output is some hundred times its input). */
+const CACHE_MAX_HTML = 4_000_000;
 /** Expressions longer than this are rendered every time rather than kept. */
 const CACHE_MAX_TEX_LENGTH = 2_000;
 const cache = new Map<string, Raw | null>();
+let cachedHtml = 0;
 
 function katexHast(tex: string, displayMode: boolean): ElementContent[] | undefined {
   let html: string;
@@ -36,9 +39,15 @@ function renderedMath(tex: string, displayMode: boolean): Raw | null {
   const rendered = katexHast(tex, displayMode);
   // Only elements are kept: the text between them (none, in KaTeX's output) rendered as nothing before too.
   const fragment = rendered ? trustedFragment(rendered.filter((node) => node.type === 'element')) : null;
-  if (tex.length <= CACHE_MAX_TEX_LENGTH) {
+  const size = fragment?.value.length ?? 0;
+  if (tex.length <= CACHE_MAX_TEX_LENGTH && size <= CACHE_MAX_HTML / 4) {
     cache.set(key, fragment);
-    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cachedHtml += size;
+    for (const [oldest, value] of cache) {
+      if (cache.size <= CACHE_SIZE && cachedHtml <= CACHE_MAX_HTML) break;
+      cache.delete(oldest);
+      cachedHtml -= value?.value.length ?? 0;
+    }
   }
   return fragment;
 }
