@@ -84,13 +84,21 @@ function measure(render: Render, content: string): { cpu: number; worstWall: num
   return { cpu: Math.min(...all.map((t) => t.cpu)), worstWall: Math.max(...all.map((t) => t.wall)), refused: all[0]!.refused };
 }
 
-let floorWorker: Worker | undefined;
-/** Floor timings for `inputs`, or a note when plain remark fails or exceeds the cap. */
-async function floor(inputs: string[], floorRuns: number, capMs: number): Promise<FloorReply | { note: string }> {
+let floorWorker: Promise<Worker> | undefined;
+/** A floor worker that has loaded its modules (its start-up is not part of any measurement). */
+function readyFloorWorker(): Promise<Worker> {
   // tsx's loader is registered inside the worker: a worker does not inherit --import.
   const script = new URL('./markdown-floor.ts', import.meta.url).href;
-  floorWorker ??= new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(script)}); })`, { eval: true });
-  const worker = floorWorker;
+  floorWorker ??= new Promise((resolve) => {
+    const worker = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(script)}); })`, { eval: true });
+    worker.once('message', () => resolve(worker));
+  });
+  return floorWorker;
+}
+
+/** Floor timings for `inputs`, or a note when plain remark fails or exceeds the cap. */
+async function floor(inputs: string[], floorRuns: number, capMs: number): Promise<FloorReply | { note: string }> {
+  const worker = await readyFloorWorker();
   const request: FloorRequest = { inputs, runs: floorRuns };
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
@@ -187,7 +195,7 @@ for (const [name, inputsOf] of Object.entries(families)) {
       .join(' '),
   );
 }
-void floorWorker?.terminate();
+void (await floorWorker)?.terminate();
 
 const worst = rows.reduce((a, b) => (Number(b.ms_10000) > Number(a.ms_10000) ? b : a));
 const over = rows.filter((r) => Number(r.ms_10000) > targetMs).map((r) => String(r.family));
