@@ -1,6 +1,5 @@
 // The rendering pipeline: unified with remark-parse (Zulip syntax), Zulip's mdast transforms, remark-rehype,
 // rehype-sanitize, Zulip's block layout and rehype-stringify.
-import rehypeSanitize from 'rehype-sanitize';
 import rehypeStringify from 'rehype-stringify';
 import remarkRehype from 'remark-rehype';
 import { unified, type Processor } from 'unified';
@@ -11,11 +10,11 @@ import { applyInlineTransforms } from './inline.js';
 import { listItemToHast } from './lists.js';
 import { rehypeZulipLayout } from './layout.js';
 import { addImagePreviews, finishLinks } from './previews.js';
-import { zulipSanitizeSchema } from './sanitize-schema.js';
 import { MarkdownRenderingError, MAX_TREE_DEPTH, newRenderBudget, spend, treeDepth } from './limits.js';
 import { escapeTextLikeZulip } from './serialize.js';
 import { newRenderState, type RenderState } from './state.js';
 import type { MdNode } from './tree.js';
+import { rehypeSanitizeKeepingTrusted, trustedFragmentHandlers, zulipHtmlOptions } from './trusted-html.js';
 import type { RenderContext, RenderResult } from './types.js';
 
 declare module 'vfile' {
@@ -53,10 +52,11 @@ function remarkZulipTransforms() {
 const processor = unified()
   .use(remarkZulipParser)
   .use(remarkZulipTransforms)
-  .use(remarkRehype, { handlers: { listItem: listItemToHast } })
-  .use(rehypeSanitize, zulipSanitizeSchema)
+  .use(remarkRehype, { handlers: { ...trustedFragmentHandlers, listItem: listItemToHast } })
+  .use(rehypeSanitizeKeepingTrusted)
   .use(rehypeZulipLayout)
-  .use(rehypeStringify, { characterReferences: { useNamedReferences: true } })
+  // Raw nodes reaching the serializer are trusted fragments only: the sanitizer removes every other one.
+  .use(rehypeStringify, { ...zulipHtmlOptions, allowDangerousHtml: true })
   .freeze();
 
 /** Throws MarkdownRenderingError (400 "Unable to render message") for what it cannot render within its bounds. */

@@ -6,47 +6,55 @@
 export const QUOTE_ESCAPED_CLASS = 'zulip-quotes-escaped';
 const quoteEscapedOpen = `<span class="tex-error ${QUOTE_ESCAPED_CLASS}">`;
 
-/** Escapes `>` in text content and `"` in text inside <pre>; tags and attribute values pass unchanged. */
+const tagBoundary = /["'>]/g;
+
+/**
+ * Escapes `>` in text content and `"` in text inside <pre>; tags and attribute values pass unchanged. Works
+ * on whole runs of text and tags (a message of many math formulas is megabytes of markup).
+ */
 export function escapeTextLikeZulip(html: string): string {
-  let out = '';
+  const parts: string[] = [];
   let preDepth = 0;
   // Inside a marked display-math error: its content is text only, up to the closing </span>.
   let quotesEscaped = false;
   let i = 0;
   while (i < html.length) {
-    const c = html[i];
-    if (c === '<') {
-      // A tag: "<" in text is always escaped by the serializer, so this starts markup. Quoted attribute
-      // values may contain ">".
-      let j = i + 1;
-      let quote: string | null = null;
-      while (j < html.length) {
-        const d = html[j];
-        if (quote) {
-          if (d === quote) quote = null;
-        } else if (d === '"' || d === "'") {
-          quote = d;
-        } else if (d === '>') {
-          break;
-        }
-        j++;
-      }
-      let tag = html.slice(i, j + 1);
-      if (/^<pre[\s>]/i.test(tag)) preDepth++;
-      else if (/^<\/pre>/i.test(tag)) preDepth = Math.max(0, preDepth - 1);
-      else if (tag === quoteEscapedOpen) {
-        tag = '<span class="tex-error">';
-        quotesEscaped = true;
-      } else if (tag === '</span>') quotesEscaped = false;
-      out += tag;
-      i = j + 1;
-      continue;
+    const tagStart = html.indexOf('<', i);
+    const textEnd = tagStart === -1 ? html.length : tagStart;
+    if (textEnd > i) {
+      let text = html.slice(i, textEnd).replaceAll('>', '&gt;');
+      if (preDepth > 0 || quotesEscaped) text = text.replaceAll('"', '&quot;');
+      if (quotesEscaped) text = text.replaceAll("'", '&#x27;');
+      parts.push(text);
     }
-    if (c === '>') out += '&gt;';
-    else if (c === '"' && (preDepth > 0 || quotesEscaped)) out += '&quot;';
-    else if (c === "'" && quotesEscaped) out += '&#x27;';
-    else out += c;
-    i++;
+    if (tagStart === -1) break;
+    // A tag: "<" in text is always escaped by the serializer, so this starts markup. Quoted attribute
+    // values may contain ">".
+    const tagEnd = endOfTag(html, tagStart + 1);
+    let tag = html.slice(tagStart, tagEnd + 1);
+    // Only tags starting "<p", "<P", "</", "<s" can change the state: the comparisons run on few of them.
+    const second = tag.charCodeAt(1) | 0x20;
+    if (second === 0x70 /* p */ && /^<pre[\s>]/i.test(tag)) preDepth++;
+    else if (second === 0x2f /* / */ && /^<\/pre>/i.test(tag)) preDepth = Math.max(0, preDepth - 1);
+    else if (second === 0x73 /* s */ && tag === quoteEscapedOpen) {
+      tag = '<span class="tex-error">';
+      quotesEscaped = true;
+    } else if (quotesEscaped && tag === '</span>') quotesEscaped = false;
+    parts.push(tag);
+    i = tagEnd + 1;
   }
-  return out;
+  return parts.join('');
+}
+
+/** The index of the `>` closing the tag whose name starts at `from` (outside quotes), or the end of the HTML. */
+function endOfTag(html: string, from: number): number {
+  tagBoundary.lastIndex = from;
+  for (;;) {
+    const match = tagBoundary.exec(html);
+    if (!match) return html.length;
+    if (match[0] === '>') return match.index;
+    const close = html.indexOf(match[0], match.index + 1);
+    if (close === -1) return html.length;
+    tagBoundary.lastIndex = close + 1;
+  }
 }

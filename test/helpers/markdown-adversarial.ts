@@ -46,6 +46,13 @@ export const adversarialFamilies: Record<string, (size: number) => string> = {
   'backslashes': (n) => fill(n, '\\'),
 };
 
+/** Pieces that random "soups" (the DoS property test, the benchmark) are made of. */
+export const soupPieces: string[] = [
+  '*', '**', '~~', '_', '>', '> ', '- ', '1. ', '  ', '\n', '\n\n', '```quote\n', '````quote\n', '```spoiler x\n', '```\n', '~~~\n',
+  '```math\n', '[', ']', '(', ')', '![', '](http://a.b/)', '`', '$$', '@**', '@**Iago**', '#**', '#**Denmark**', '<time:', '>',
+  'a', ' ', 'http://a.b/c', ':smile:', '|', '|-|', '\\', '&amp;', '<', '"', 'é', '😀',
+];
+
 /** Ordinary messages, the kind the benchmark's throughput figure is about. */
 export const typicalMessages: string[] = [
   'Hi @**Iago**, can you review https://github.com/zulip/zulip/pull/123 today? :thumbs_up:',
