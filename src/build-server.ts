@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Config } from './config.js';
 import { createPlatform, type Platform } from './platform.js';
 import type { Projection } from './projections-api.js';
@@ -53,7 +53,7 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   const fastify = Fastify({
     logger: options.logger ?? false,
     // One line per request instead, by path only (src/observability/logger.ts).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 30 * 1024 * 1024,
     // The X-Request-Id header is read (and bounded) by requestIdOf: it ends up in event metadata.
     requestIdHeader: false,
