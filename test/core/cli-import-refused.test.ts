@@ -25,10 +25,11 @@ t.test('a refused import leaves the database as it was', async (t) => {
   const file = path.join(dir, 'log.jsonl');
   await exportCommand(source, allProjections, out, file);
   const lines = readFileSync(file, 'utf8').trim().split('\n');
-  const at = lines.findIndex((line) => line.includes('"Eve"'));
+  // Names are sealed in the log now; the forgery promotes Eve (a guest) to owner instead.
+  const at = lines.findIndex((line) => line.includes('"UserCreated"') && line.includes('"role":400'));
   t.ok(at >= 0);
   const forged = path.join(dir, 'forged.jsonl');
-  writeFileSync(forged, `${[...lines.slice(0, at), lines[at]!.replace('"Eve"', '"Mallory"'), ...lines.slice(at + 1)].join('\n')}\n`);
+  writeFileSync(forged, `${[...lines.slice(0, at), lines[at]!.replace('"role":400', '"role":100'), ...lines.slice(at + 1)].join('\n')}\n`);
 
   const target = { ...(await testConfig()), dataDir: path.join(dir, 'target') };
   await t.rejects(importCommand(target, allProjections, out, forged), /does not verify/);
