@@ -7,7 +7,9 @@ import { verifyAction } from '../helpers/verify-action.js';
 import { testConfig } from '../helpers/config.js';
 import { importCommand, verifyCommand } from '../../src/cli/commands.js';
 import { allProjections } from '../../projections/index.js';
-import { runRealmExport } from '../../src/services/realm-exports.js';
+import { randomUUID } from 'node:crypto';
+import { requestRealmExport, resumePendingExports, runRealmExport } from '../../src/services/realm-exports.js';
+import type { FileStorage } from '../../src/storage/index.js';
 import { uploadStorage } from '../../src/services/upload-crypto.js';
 
 async function finished(s: TestServer, id: number): Promise<Record<string, any>> {
@@ -120,4 +122,28 @@ t.test('a second run of a finished export (another process, a restart) changes n
   const first = await finished(s, r.body.id);
   t.equal(await runRealmExport(s.platform, uploadStorage(s.platform), 1, r.body.id), 'not-pending');
   t.same((await s.api('GET', '/export/realm', s.owner)).body.exports[0], first);
+});
+
+t.test('an export cut off by a restart runs again; a failed one is reported and cannot be deleted', async (t) => {
+  const s = await startTestServer(t);
+  const meta = () => ({ actorId: s.owner.id, realmId: 1, client: 'test', requestId: randomUUID(), now: new Date() });
+  // Requested, but the process that would have run it is gone: it stays pending, and cannot be deleted yet.
+  const cut = await requestRealmExport(s.platform, meta(), s.owner.id);
+  t.match((await s.api('GET', '/export/realm', s.owner)).body.exports, [{ id: cut, pending: true, export_url: null }]);
+  const early = await s.api('DELETE', `/export/realm/${cut}`, s.owner);
+  t.same([early.status, early.body.msg], [400, 'Export still in progress']);
+  const errors: unknown[] = [];
+  await resumePendingExports(s.platform, uploadStorage(s.platform), (error) => errors.push(error));
+  t.same(errors, []);
+  t.match((await s.api('GET', '/export/realm', s.owner)).body.exports, [{ id: cut, pending: false, failed_timestamp: null, export_url: /zulip-export/ }]);
+
+  // Storage that refuses the bytes: the export fails, with a realm_export event, and has nothing to delete.
+  const failing: FileStorage = { save: async () => { throw new Error('disk full'); }, read: async () => null, remove: async () => undefined };
+  const broken = await requestRealmExport(s.platform, meta(), s.owner.id);
+  const events = await verifyAction(t, s, s.owner, async () => {
+    t.equal(await runRealmExport(s.platform, failing, 1, broken), 'failed');
+  });
+  t.match(events.at(-1), { type: 'realm_export', exports: [{ id: cut }, { id: broken, pending: false, export_url: null, failed_timestamp: Number }] });
+  const del = await s.api('DELETE', `/export/realm/${broken}`, s.owner);
+  t.same([del.status, del.body.msg], [400, 'Export failed, nothing to delete']);
 });
