@@ -22,6 +22,7 @@ import { tutorialStatusProjection } from './tutorial-status.js';
 import { realmAdminProjection } from './realm-admin.js';
 import { onboardingStepsProjection } from './onboarding-steps.js';
 import { submessagesProjection } from './submessages.js';
+import { realmExportsProjection } from './realm-exports.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -49,4 +50,5 @@ export const allProjections: readonly Projection[] = [
   realmAdminProjection,
   onboardingStepsProjection,
   submessagesProjection,
+  realmExportsProjection,
 ];

@@ -24,6 +24,7 @@ import { ALL_ROLES } from '../domain/roles.js';
 import { openReplaySource, parseReplayPoint, replayInto, targetConfig, type ReplayReport } from './replay.js';
 import { EVENT_COLUMNS } from '../eventstore/types.js';
 import { jsonText } from '../eventstore/json-text.js';
+import { writeExport } from '../eventstore/log-export.js';
 import { adoptKekFile, configuredKekSecret, parseKekSecret } from '../eventstore/crypto/kek.js';
 import { keyFileOf, readKeyFile, writeKeyFile } from '../eventstore/crypto/key-transfer.js';
 
@@ -188,28 +189,8 @@ export async function exportCommand(config: Config, projections: readonly Projec
   });
 }
 
-/** The log exactly as stored (sealed values as ciphertext), one event per line; returns how many. */
-export async function writeExport(db: Db, sink: NodeJS.WritableStream): Promise<number> {
-  let after = 0;
-  let count = 0;
-  for (;;) {
-    const rows = await db
-      .selectFrom('events')
-      // recorded_at as its exact text: version 2 rows hash it (eventstore/recorded-at.ts).
-      .select([...EVENT_COLUMNS, 'hash_version', RECORDED_AT_TEXT.as('recorded_at')])
-      .where('position', '>', after)
-      .orderBy('position')
-      .limit(5_000)
-      .execute();
-    if (rows.length === 0) break;
-    for (const row of rows) {
-      if (!sink.write(`${jsonText(row)}\n`)) await new Promise<void>((resolve) => sink.once('drain', () => resolve()));
-    }
-    count += rows.length;
-    after = rows[rows.length - 1]!.position;
-  }
-  return count;
-}
+// The server's organization exports (POST /export/realm) write the same file.
+export { writeExport };
 
 /** Loads an export into an empty database, checking the hash chain, then refolds the read tables. */
 export async function importCommand(

@@ -12,6 +12,7 @@ import type { ForgettingTables } from './schema/forgetting.js';
 import type { RealmAdminTables } from './schema/realm-admin.js';
 import type { OnboardingStepsTables } from './schema/onboarding-steps.js';
 import type { SubmessagesTables } from './schema/submessages.js';
+import type { RealmExportsTables } from './schema/realm-exports.js';
 
 /** One interface per table; the Database type composes them. Read tables live beside the log. */
 export interface EventsTable {
@@ -212,7 +213,7 @@ export interface SharedAreaTables {
  */
 export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables,
   ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables, ForgettingTables, BotStorageTables, TutorialStatusTables,
-  OnboardingStepsTables, SubmessagesTables {
+  OnboardingStepsTables, SubmessagesTables, RealmExportsTables {
   events: EventsTable;
   log_identity: LogIdentityTable;
   log_signatures: LogSignaturesTable;

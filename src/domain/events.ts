@@ -26,6 +26,7 @@ import type { RealmAdminEvent } from './realm-admin/events.js';
 import type { OnboardingEvent } from './onboarding/events.js';
 import type { RealmDeactivationEvent } from './realm-deactivation/events.js';
 import type { SubmessageEvent } from './submessages/events.js';
+import type { RealmExportEvent } from './realm-exports/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -56,7 +57,8 @@ export type DomainEvent =
   | TutorialEvent
   | OnboardingEvent
   | RealmDeactivationEvent
-  | SubmessageEvent;
+  | SubmessageEvent
+  | RealmExportEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

@@ -8,6 +8,8 @@ import t from 'tap';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
 import { createChannel, sendStream } from '../helpers/channels-fixture.js';
 import { reactivateRealm } from '../../src/services/realm-deactivation.js';
+import { requestRealmExport, runRealmExport } from '../../src/services/realm-exports.js';
+import { uploadStorage } from '../../src/services/upload-crypto.js';
 
 t.setTimeout(240_000);
 
@@ -49,6 +51,7 @@ interface Case {
 }
 
 let seq = 0;
+let finishedExport: Promise<number> | undefined;
 
 /** An email invitation made by the shared member (not the actor); its id. */
 async function otherInvite(c: Ctx): Promise<number> {
@@ -482,6 +485,22 @@ const CASES: Case[] = [
     params: () => ({ purge: true }),
     allowed: ADMINS,
     note: 'purge (shred at once)',
+  },
+  // Our export is the whole log: owners only (test/api/realm-exports.test.ts checks the wording).
+  { method: 'POST', path: '/export/realm', allowed: new Set<RoleName>(['owner']) },
+  {
+    method: 'DELETE',
+    // One finished export for the whole row: only the owner's delete succeeds, and the check precedes the lookup.
+    path: async (c) => {
+      finishedExport ??= (async () => {
+        const meta = { actorId: c.s.owner.id, realmId: 1, client: 'test', requestId: c.unique('export'), now: new Date() };
+        const id = await requestRealmExport(c.s.platform, meta, c.s.owner.id);
+        await runRealmExport(c.s.platform, uploadStorage(c.s.platform), 1, id);
+        return id;
+      })();
+      return `/export/realm/${await finishedExport}`;
+    },
+    allowed: new Set<RoleName>(['owner']),
   },
   { method: 'POST', path: '/legal_holds', params: (c) => ({ scope: 'channel', id: c.channel.id }), allowed: new Set<RoleName>(['owner']) },
   { method: 'DELETE', path: '/legal_holds', params: (c) => ({ scope: 'channel', id: c.channel.id }), allowed: new Set<RoleName>(['owner']) },

@@ -23,3 +23,4 @@ import './realm-admin.js';
 import './onboarding-steps.js';
 import './realm-deactivation.js';
 import './submessages.js';
+import './realm-exports.js';

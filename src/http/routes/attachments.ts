@@ -6,6 +6,7 @@ import { getAttachmentByPath, listAttachments, realmUploadSpaceUsed } from '../.
 import { cleanupAttachments, deleteAttachment, mayAccessAttachment, uploadFile, type UploadedFile } from '../../services/attachments.js';
 import { uploadSettingsFromEnv } from '../../storage/index.js';
 import { uploadStorage } from '../../services/upload-crypto.js';
+import { exportFileFor } from '../../read/realm-exports.js';
 import type { ServiceContext } from '../../services/context.js';
 import type { UserRow } from '../../read/users.js';
 import type { AppServices } from '../services.js';
@@ -98,6 +99,13 @@ export async function uploadDownloadRoutes(app: FastifyInstance, { services }: {
         pathId = raw.split('/').map(decodeURIComponent).join('/');
       } catch {
         throw notFound();
+      }
+      // An organization export's files live in the same storage, for its owners only.
+      const exported = await exportFileFor(ctx.db, user, pathId);
+      if (exported) {
+        const data = await storage.read(pathId);
+        if (!data) throw notFound();
+        return sendUpload(reply, exported, data);
       }
       const attachment = await getAttachmentByPath(ctx.db, pathId);
       if (!attachment || !(await mayAccessAttachment(ctx.db, user, attachment))) throw notFound();

@@ -34,6 +34,7 @@ import realmImageRoutes from './realm-images.js';
 import onboardingStepRoutes from './onboarding-steps.js';
 import realmDeactivationRoutes from './realm-deactivation.js';
 import submessageRoutes from './submessages.js';
+import realmExportRoutes from './realm-exports.js';
 
 /** Route plugins of the API areas beyond users and events; each area adds its plugin here. */
 export const areaRoutes: Array<(app: FastifyInstance, opts: { services: AppServices }) => Promise<void>> = [];
@@ -62,3 +63,4 @@ areaRoutes.push(realmImageRoutes);
 areaRoutes.push(onboardingStepRoutes);
 areaRoutes.push(realmDeactivationRoutes);
 areaRoutes.push(submessageRoutes);
+areaRoutes.push(realmExportRoutes);

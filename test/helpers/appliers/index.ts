@@ -16,3 +16,4 @@ import './realm-admin.js';
 import './onboarding-steps.js';
 import './submessages.js';
 export {};
+import './realm-exports.js';
