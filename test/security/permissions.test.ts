@@ -10,6 +10,7 @@ import { createChannel, sendStream } from '../helpers/channels-fixture.js';
 import { reactivateRealm } from '../../src/services/realm-deactivation.js';
 import { requestRealmExport, runRealmExport } from '../../src/services/realm-exports.js';
 import { uploadStorage } from '../../src/services/upload-crypto.js';
+import { solidPng } from '../helpers/images.js';
 
 t.setTimeout(240_000);
 
@@ -504,6 +505,39 @@ const CASES: Case[] = [
   },
   { method: 'POST', path: '/legal_holds', params: (c) => ({ scope: 'channel', id: c.channel.id }), allowed: new Set<RoleName>(['owner']) },
   { method: 'DELETE', path: '/legal_holds', params: (c) => ({ scope: 'channel', id: c.channel.id }), allowed: new Set<RoleName>(['owner']) },
+  // Our own route (the real server only has its delete_user management command): owners only.
+  { method: 'POST', path: async (c) => `/users/${(await c.s.user(Role.MEMBER, 'Erased')).id}/erase`, allowed: new Set<RoleName>(['owner']) },
+  // A plain administrator setting (the real server: @require_realm_admin; owner-only settings are not asked here).
+  { method: 'PATCH', path: '/realm', params: (c) => ({ description: c.unique('description') }), allowed: ADMINS },
+  // Realm domains decide who may sign up: the real server's @require_realm_owner.
+  { method: 'POST', path: '/realm/domains', params: (c) => ({ domain: `${c.unique('d')}.example.com`, allow_subdomains: false }), allowed: new Set<RoleName>(['owner']) },
+  { method: 'PATCH', path: async (c) => `/realm/domains/${await newDomain(c)}`, params: () => ({ allow_subdomains: true }), allowed: new Set<RoleName>(['owner']) },
+  { method: 'DELETE', path: async (c) => `/realm/domains/${await newDomain(c)}`, allowed: new Set<RoleName>(['owner']) },
+  // Default channel groups: @require_realm_admin.
+  {
+    method: 'POST',
+    path: '/default_stream_groups/create',
+    params: async (c) => ({ group_name: c.unique('dsg'), description: 'd', stream_names: [(await newChannel(c)).name] }),
+    allowed: ADMINS,
+  },
+  { method: 'PATCH', path: async (c) => `/default_stream_groups/${await newDefaultGroup(c)}`, params: (c) => ({ new_description: c.unique('changed') }), allowed: ADMINS },
+  {
+    method: 'PATCH',
+    path: async (c) => `/default_stream_groups/${await newDefaultGroup(c)}/streams`,
+    params: async (c) => ({ op: 'add', stream_names: [(await newChannel(c)).name] }),
+    allowed: ADMINS,
+  },
+  { method: 'DELETE', path: async (c) => `/default_stream_groups/${await newDefaultGroup(c)}`, allowed: ADMINS },
+  // Custom profile fields: editing and deleting one is @require_realm_admin.
+  { method: 'PATCH', path: async (c) => `/realm/profile_fields/${await newProfileField(c)}`, params: (c) => ({ name: c.unique('renamed') }), allowed: ADMINS },
+  { method: 'DELETE', path: async (c) => `/realm/profile_fields/${await newProfileField(c)}`, allowed: ADMINS },
+  // Clearing one's own value of a field everyone may edit: the real server's @human_users_only.
+  { method: 'DELETE', path: '/users/me/profile_data', params: async (c) => ({ data: [await newProfileField(c)] }), allowed: HUMANS, note: 'bots: "This endpoint does not accept bot requests."' },
+  // Organization icon and logos: @require_realm_admin.
+  { method: 'POST', path: '/realm/icon', upload: () => '/realm/icon', allowed: ADMINS },
+  { method: 'DELETE', path: '/realm/icon', allowed: ADMINS },
+  { method: 'POST', path: '/realm/logo', upload: () => '/realm/logo', params: () => ({ night: false }), allowed: ADMINS },
+  { method: 'DELETE', path: '/realm/logo', params: () => ({ night: true }), allowed: ADMINS },
   // Last: an owner's success deactivates the organization; each role's turn starts with it active again.
   {
     method: 'POST',
@@ -536,12 +570,36 @@ async function newGroup(c: Ctx): Promise<number> {
   return r.body.group_id as number;
 }
 
+async function newDomain(c: Ctx): Promise<string> {
+  const domain = `${c.unique('d')}.example.org`;
+  const r = await c.s.api('POST', '/realm/domains', c.s.owner, { domain, allow_subdomains: false });
+  if (r.status !== 200) throw new Error(`realm domain: ${JSON.stringify(r.body)}`);
+  return domain;
+}
+
+async function newDefaultGroup(c: Ctx): Promise<number> {
+  const name = c.unique('dsg');
+  const r = await c.s.api('POST', '/default_stream_groups/create', c.s.owner, { group_name: name, description: 'd', stream_names: [(await newChannel(c)).name] });
+  if (r.status !== 200) throw new Error(`default channel group: ${JSON.stringify(r.body)}`);
+  const groups = (await c.s.api('POST', '/register', c.s.owner, { fetch_event_types: ['default_stream_groups'] })).body.realm_default_stream_groups as Array<{ id: number; name: string }>;
+  return groups.find((g) => g.name === name)!.id;
+}
+
+async function newProfileField(c: Ctx): Promise<number> {
+  const r = await c.s.api('POST', '/realm/profile_fields', c.s.owner, { name: c.unique('field'), field_type: 1 });
+  if (r.status !== 200) throw new Error(`profile field: ${JSON.stringify(r.body)}`);
+  return r.body.id as number;
+}
+
 // The smallest valid PNG (1x1, transparent), for custom emoji.
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63000100000500010d0a2db40000000049454e44ae426082', 'hex');
 
-async function upload(s: TestServer, as: TestUser | null, path = '/user_uploads'): Promise<string> {
+async function upload(s: TestServer, as: TestUser | null, path = '/user_uploads', fields: Record<string, unknown> = {}): Promise<string> {
   const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
   if (path === '/user_uploads') form.append('file', new Blob(['hello']), 'perm.txt');
+  // The organization's icon and logos are decoded and resized, so they get a real image.
+  else if (path === '/realm/icon' || path === '/realm/logo') form.append('file', new Blob([await solidPng(32, { r: 0, g: 90, b: 200 })], { type: 'image/png' }), 'icon.png');
   else form.append('file', new Blob([PNG], { type: 'image/png' }), 'emoji.png');
   const request = new Request('http://localhost/', { method: 'POST', body: form });
   const response = await s.fastify.inject({
@@ -620,7 +678,7 @@ t.test('permission matrix: every mutating route × every role', async (t) => {
       if (template) covered.add(`${template.method} ${template.url}`);
       const r = kase.upload
         ? await (async () => {
-            const body = await upload(s, actor, path);
+            const body = await upload(s, actor, path, params);
             return { status: JSON.parse(body).result === 'success' ? 200 : 400, body: JSON.parse(body) };
           })()
         : await s.api(kase.method, path, actor, params);

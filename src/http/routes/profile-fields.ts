@@ -43,6 +43,8 @@ export default async function profileFieldRoutes(app: FastifyInstance, { service
     url: '/users/me/profile_data',
     params: { properties: { data: { type: 'array', items: { type: 'integer' }, maxItems: 1000 } }, required: ['data'] },
     handler: async ({ params, user, meta }) => {
+      // The real server's remove_user_custom_profile_data is @human_users_only.
+      if (user.is_bot) throw errors.badRequest('This endpoint does not accept bot requests.');
       await setProfileData(ctx, meta, user.id, params.data.map((id) => ({ id, value: null })));
     },
   });
