@@ -190,8 +190,18 @@ interface Injected {
   status: number;
   body: string;
   contentType: string;
+  location: string | undefined;
   ms: number;
 }
+
+/**
+ * The /api/v1 routes whose success is a redirect rather than an envelope, as on the real server
+ * (zerver/views/realm_icon.py and realm_logo.py: get_icon_backend and get_logo_backend answer
+ * `redirect(url)` to the image, with the request's query string appended). Everything else under
+ * /api/v1 answers JSON; the redirects outside it (/avatar/{id}, /thumbnail, /user_uploads) are not
+ * envelopes in the first place.
+ */
+const REDIRECTS = new Set(['GET /api/v1/realm/icon', 'GET /api/v1/realm/logo']);
 
 async function send(s: TestServer, route: RegisteredRoute, req: FuzzRequest, auth: string | undefined): Promise<Injected> {
   const headers: Record<string, string> = {};
@@ -249,7 +259,14 @@ async function send(s: TestServer, route: RegisteredRoute, req: FuzzRequest, aut
       timer = setTimeout(() => reject(new Error(`no answer within ${REQUEST_BOUND_MS} ms`)), REQUEST_BOUND_MS);
     }),
   ]).finally(() => clearTimeout(timer));
-  return { status: response.statusCode, body: response.body, contentType: String(response.headers['content-type'] ?? ''), ms: Date.now() - started };
+  const location = response.headers.location;
+  return {
+    status: response.statusCode,
+    body: response.body,
+    contentType: String(response.headers['content-type'] ?? ''),
+    location: typeof location === 'string' ? location : undefined,
+    ms: Date.now() - started,
+  };
 }
 
 /** Log head, counting only events a request could have written (the idle-queue sweeper runs on its own). */
@@ -267,6 +284,11 @@ function problem(route: RegisteredRoute, res: Injected, moved: boolean): string 
   if (res.status >= 500) return `status ${res.status}: ${res.body.slice(0, 300)}`;
   // Outside /api/v1 (health probes, the email confirmation page, file downloads) the body is not an envelope.
   if (!route.url.startsWith('/api/v1/')) return res.status >= 400 && moved ? `status ${res.status} but the log head moved` : null;
+  // A documented redirect: 302 with a Location that is a path of ours or a web address (no javascript:, no //host), and no state change.
+  if (res.status === 302 && REDIRECTS.has(`${route.method} ${route.url}`)) {
+    if (!res.location || !(/^\/(?!\/)/.test(res.location) || /^https?:\/\/[^/]/i.test(res.location))) return `redirect to ${JSON.stringify(res.location)}`;
+    return moved ? 'redirect but the log head moved' : null;
+  }
   {
     let body: { result?: unknown; msg?: unknown; code?: unknown };
     try {
