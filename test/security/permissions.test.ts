@@ -83,7 +83,7 @@ const CASES: Case[] = [
     },
     allowed: ADMINS,
   },
-  { method: 'PATCH', path: '/users/me/profile_data', params: () => ({ data: [] }), allowed: ALL },
+  { method: 'PATCH', path: '/users/me/profile_data', params: () => ({ data: [] }), allowed: HUMANS, note: 'bots: "This endpoint does not accept bot requests."' },
   { method: 'POST', path: '/realm/profile_fields', params: (c) => ({ name: c.unique('field'), field_type: 1 }), allowed: ADMINS },
   { method: 'POST', path: '/register', params: () => ({ event_types: ['message'] }), allowed: ALL },
   {

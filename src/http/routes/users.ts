@@ -345,6 +345,8 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       required: ['data'],
     },
     handler: async ({ params, user, meta }) => {
+      // The real server's update_user_custom_profile_data is @human_users_only.
+      if (user.is_bot) throw errors.badRequest('This endpoint does not accept bot requests.');
       await setProfileData(ctx, meta, user.id, params.data);
     },
   });
