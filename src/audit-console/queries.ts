@@ -1,7 +1,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.js';
 import { EVENT_COLUMNS, type StoredEvent } from '../eventstore/types.js';
-import { redactSecrets, type AuditEntry, type EventOpener } from '../read/audit.js';
+import { toEntry, type AuditEntry, type EventOpener } from '../read/audit.js';
 
 /** What the log page, its chart and the export filter on; every given field must hold (AND). */
 export interface ConsoleFilter {
@@ -51,25 +51,6 @@ function conditions(filter: ConsoleFilter): Array<Expression<SqlBool>> {
     where.push(sql<SqlBool>`(stream_id = ${`message-${id}`} OR data->'message_ids' @> ${JSON.stringify([id])}::jsonb)`);
   }
   return where;
-}
-
-/** Streams whose id carries a secret (the email-change request stream is named after the key hash). */
-function redactStreamId(streamId: string): string {
-  return streamId.startsWith('email-change-') ? 'email-change-[redacted]' : streamId;
-}
-
-export function toEntry(row: StoredEvent): AuditEntry {
-  return {
-    position: Number(row.position),
-    event_id: row.event_id,
-    stream_id: redactStreamId(row.stream_id),
-    stream_version: Number(row.stream_version),
-    type: row.type,
-    schema_version: row.schema_version,
-    data: redactSecrets(row.data) as Record<string, unknown>,
-    metadata: redactSecrets(row.metadata) as Record<string, unknown>,
-    hash: row.hash,
-  };
 }
 
 /**

@@ -73,7 +73,8 @@ function redactStreamId(streamId: string): string {
 /** A stored row has the same fields as an entry; toEntry redacts it. */
 type EventRow = AuditEntry;
 
-function toEntry(row: EventRow): AuditEntry {
+/** One stored event as the audit shows it: secrets and secret-bearing stream ids redacted. */
+export function toEntry(row: EventRow): AuditEntry {
   return {
     position: Number(row.position),
     event_id: row.event_id,

@@ -1,25 +1,12 @@
 import t from 'tap';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { startTestServer, Role } from '../helpers/server.js';
+import { findReference } from '../helpers/openapi.js';
 
 /**
  * Every `api` and `other` route of the real server's URL table (../shared/reference/zulip-routes.tsv)
  * exists here: none answers "Endpoint not found" or 405.
  */
-
-/** `../shared/reference/` beside the repository root; a git worktree sits one level deeper, so look upward. */
-function findReference(name: string): string {
-  let dir = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
-  for (;;) {
-    const candidate = join(dir, '..', 'shared', 'reference', name);
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`${name} not found in any ../shared/reference above the repository`);
-    dir = parent;
-  }
-}
 
 interface RouteRow {
   method: string;

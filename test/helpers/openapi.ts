@@ -11,7 +11,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 export const OPENAPI_PATH = findReference('zulip-openapi.yaml');
 
 /** `../shared/reference/` beside the repository root; a git worktree sits one level deeper, so look upward. */
-function findReference(name: string): string {
+export function findReference(name: string): string {
   let dir = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
   for (;;) {
     const candidate = join(dir, '..', 'shared', 'reference', name);
