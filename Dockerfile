@@ -6,11 +6,14 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm ci runs the postinstall script (it rebuilds tap's plugins when tap is installed).
+COPY scripts/tap-plugins.mjs ./scripts/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 COPY projections ./projections
 COPY migrations ./migrations
+COPY scripts ./scripts
 RUN npm run build
 
 # Run stage: production dependencies and the compiled output only, as an unprivileged user.
@@ -20,7 +23,10 @@ ENV NODE_ENV=production \
     PORT=9991 \
     DATA_DIR=/var/lib/zulip-es
 WORKDIR /app
+# Pygments highlights code blocks (src/markdown/pygments-helper.py), as on the real server.
+RUN apt-get update && apt-get install -y --no-install-recommends python3-pygments && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+COPY scripts/tap-plugins.mjs ./scripts/
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /var/lib/zulip-es && chown node:node /var/lib/zulip-es

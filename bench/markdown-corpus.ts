@@ -22,3 +22,27 @@ export const realisticMessages: string[] = [
   `Reminder :bell: the office will be closed on Friday for the public holiday, so the weekly demo moves to Thursday, same time. Please add your demo to the list in #**Verona>weekly demos** by Wednesday evening. We have 25 minutes in total, so about 5 minutes each, questions included.`,
   `Looks good to me overall, two small comments on the PR:\n1. the new setting should default to \`false\` so existing realms keep the old behaviour\n2. the migration needs a reverse function, otherwise downgrades fail\n\nWith those fixed, I'm happy to merge. Nice work on the tests, by the way, the property-based ones caught a real edge case. :heart:`,
 ];
+
+/** What each message of realisticMessages holds, by index: the per-message figures are labelled with it. */
+export const messageKinds: string[] = [
+  'mention, link, emoji',
+  'bullet list, bold, global time',
+  'python code block, inline code',
+  'quote, silent mention',
+  'ordered list, inline code, channel link',
+  'inline code, link, emoji',
+  'bold, strikethrough, mention, emoji',
+  'table',
+  'inline math',
+  'spoiler holding a traceback',
+  'group mention, linkifier matches',
+  'bullet list, emoji',
+  'mention, link, emoji (plain prose)',
+  'code block without a language',
+  'bold, bullet list',
+  'inline code, emphasis, emoji',
+  'quoted lines, inline code, mention',
+  'inline code, link',
+  'emoji, channel link',
+  'ordered list, inline code, emoji',
+];

@@ -10,8 +10,17 @@
  * - Floor, measured in the same run: plain remark-parse → remark-rehype → rehype-stringify of the same inputs
  *   (bench/markdown-floor.ts, in a worker thread cut off after BENCH_FLOOR_CAP_MS, since plain remark cannot
  *   handle some of the nesting families at all).
+ * - Main-thread blocking (bench/markdown-blocking.ts): the event loop's longest stall while one pathological
+ *   10,000-character message renders inline (before the render pool) and through renderMarkdownAsync (now).
  * - Baseline (optional): BENCH_BASELINE=/path/to/src/markdown/index.ts measures another checkout's renderer in
  *   the same run, for before/after figures.
+ *
+ * What is measured is renderMarkdown: the synchronous render in this thread, code blocks written plain. Pygments
+ * highlighting (renderMarkdownAsync) is another process's CPU and an IPC wait: bench/markdown-highlight.ts measures
+ * it apart.
+ *
+ * The typical figures come with what sets their tail: each message's own cost (best CPU time of repeated renders),
+ * and the garbage collections that fell inside renders (a render that overlaps a GC pause pays for it).
  *
  * Time is CPU time of the process pinned to one core (re-run under `taskset` when available), so other load on
  * the machine inflates it less than wall-clock time; wall-clock figures are reported beside it. Writes
@@ -21,13 +30,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { MarkdownRenderingError, renderMarkdown } from '../src/markdown/index.js';
 import type { RenderContext, RenderResult } from '../src/markdown/index.js';
 import { adversarialFamilies, soupPieces } from '../test/helpers/markdown-adversarial.js';
 import { testContext } from '../test/unit/markdown/fixtures.js';
-import { realisticMessages } from './markdown-corpus.js';
+import { messageKinds, realisticMessages } from './markdown-corpus.js';
 import type { FloorReply, FloorRequest } from './markdown-floor.js';
+import { measureBlocking } from './markdown-blocking.js';
 import { percentile, writeResult } from './util.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -123,13 +134,65 @@ const loadAtStart = os.loadavg()[0]!;
 for (let i = 0; i < 200; i++) timed(renderMarkdown, realisticMessages[i % realisticMessages.length]!);
 const cpuTimes: number[] = [];
 const wallTimes: number[] = [];
+// When each render ran, and the GC pauses of the same stretch (delivered after the fact by the observer).
+const renderSpans: number[] = [];
+const gcPauses: { start: number; end: number; minor: boolean }[] = [];
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+    gcPauses.push({ start: entry.startTime, end: entry.startTime + entry.duration, minor: kind === 1 });
+  }
+});
+gcObserver.observe({ entryTypes: ['gc'] });
 const until = performance.now() + seconds * 1000;
 for (let i = 0; performance.now() < until; i++) {
+  const started = performance.now();
   const t = timed(renderMarkdown, realisticMessages[i % realisticMessages.length]!);
+  renderSpans.push(started, performance.now());
   cpuTimes.push(t.cpu);
   wallTimes.push(t.wall);
 }
+await new Promise((resolve) => setTimeout(resolve, 50));
+gcObserver.disconnect();
 const cpuSeconds = cpuTimes.reduce((a, b) => a + b, 0) / 1000;
+// Renders during which a GC pause ran (both sorted by time: one pass).
+const duringGc = new Set<number>();
+for (let r = 0, g = 0; r < cpuTimes.length && g < gcPauses.length; ) {
+  const [start, end] = [renderSpans[2 * r]!, renderSpans[2 * r + 1]!];
+  const pause = gcPauses[g]!;
+  if (pause.end < start) g++;
+  else if (pause.start > end) r++;
+  else {
+    duringGc.add(r);
+    r++;
+  }
+}
+const outsideGc = cpuTimes.filter((_, r) => !duringGc.has(r));
+const gcDurations = gcPauses.map((p) => p.end - p.start).sort((a, b) => a - b);
+
+// Each message's own cost: the best and the median CPU time of 30 renders after warm-up (with a baseline, its
+// renders alternate with ours, so that a change in the machine's load falls on both alike).
+const perMessage = realisticMessages.map((message, index) => {
+  for (let i = 0; i < 5; i++) {
+    timed(renderMarkdown, message);
+    if (baseline) timed(baseline, message);
+  }
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    ours.push(timed(renderMarkdown, message).cpu);
+    if (baseline) theirs.push(timed(baseline, message).cpu);
+  }
+  const [best, median] = [percentile(ours, 0), percentile(ours, 50)];
+  return {
+    message: index,
+    holds: messageKinds[index] ?? '',
+    characters: message.length,
+    best_ms: best,
+    median_ms: median,
+    ...(baseline ? { baseline_best_ms: percentile(theirs, 0), baseline_median_ms: percentile(theirs, 50) } : {}),
+  };
+});
 const floorTypical = await floor(realisticMessages, 200, 60_000);
 const floorTypicalCpu = 'note' in floorTypical ? [] : floorTypical.cpu.map((perInput) => perInput.slice(20)).flat();
 let baselineTypical: { messages_per_s: number; p99_ms: number } | undefined;
@@ -151,6 +214,16 @@ const typical = {
   floor_messages_per_s: floorTypicalCpu.length ? Math.round(floorTypicalCpu.length / (floorTypicalCpu.reduce((a, b) => a + b, 0) / 1000)) : null,
   floor_p99_ms: floorTypicalCpu.length ? percentile(floorTypicalCpu, 99) : null,
   ...(baselineTypical ? { baseline_messages_per_s: baselineTypical.messages_per_s, baseline_p99_ms: baselineTypical.p99_ms } : {}),
+  gc: {
+    minor_pauses: gcPauses.filter((p) => p.minor).length,
+    other_pauses: gcPauses.filter((p) => !p.minor).length,
+    pause_p50_ms: gcDurations.length ? percentile(gcDurations, 50) : null,
+    pause_max_ms: gcDurations.length ? round(gcDurations[gcDurations.length - 1]!) : null,
+    renders_with_a_pause_percent: Number(((100 * duringGc.size) / cpuTimes.length).toFixed(2)),
+    // A diagnostic, not the figure: the same renders less those a GC pause fell into.
+    p99_ms_of_renders_without_a_pause: outsideGc.length ? percentile(outsideGc, 99) : null,
+  },
+  per_message: perMessage,
 };
 console.log('typical', typical);
 
@@ -197,6 +270,10 @@ for (const [name, inputsOf] of Object.entries(families)) {
 }
 void (await floorWorker)?.terminate();
 
+// Main-thread blocking: what a client waiting on another request sees while one large message renders.
+console.log('main-thread blocking at 10,000 characters (inline = before the render pool, pool = now)');
+const blocking = await measureBlocking();
+
 const worst = rows.reduce((a, b) => (Number(b.ms_10000) > Number(a.ms_10000) ? b : a));
 const over = rows.filter((r) => Number(r.ms_10000) > targetMs).map((r) => String(r.family));
 const file = writeResult('markdown', {
@@ -210,10 +287,11 @@ const file = writeResult('markdown', {
     node: process.version,
   },
   method:
-    'ms = CPU time of one render on one pinned core (best of the runs after a warm-up: the cost of the input; wall_* = wall clock, worst run). floor = plain remark-parse + remark-rehype + rehype-stringify of the same input in the same run.',
+    'renderMarkdown, the synchronous render (code blocks plain; Pygments highlighting is measured apart by bench/markdown-highlight.ts). ms = CPU time of one render on one pinned core (typical: every render of the round-robin run; adversarial and per_message best_ms: best of the runs after a warm-up, the cost of the input; wall_* = wall clock, worst run). floor = plain remark-parse + remark-rehype + rehype-stringify of the same input in the same run. gc = the GC pauses observed during the typical run and the share of renders they fell into.',
   target: { typical_p99_ms: targetP99Ms, any_input_up_to_10000_chars_ms: targetMs },
   typical,
   adversarial: rows,
+  main_thread_blocking_10000: blocking,
   worst_at_10000: { family: worst.family, ms: worst.ms_10000 },
   over_target_at_10000: over.length ? over.join(', ') : 'none',
   meets_target: over.length === 0 && typical.p99_ms <= targetP99Ms,

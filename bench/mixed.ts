@@ -131,7 +131,9 @@ export async function startServer(prefix: string, extraEnv: Record<string, strin
   const port = freePort();
   const env = {
     DATABASE_URL: database.url, NATS_URL: natsUrl, NATS_STREAM: natsStream, DATA_DIR: dataDir, PORT: String(port),
-    LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', HEARTBEAT_SECONDS: '20', ...extraEnv,
+    LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', HEARTBEAT_SECONDS: '20',
+    // One server process: its CPU and RSS are what the figures report (a cluster's primary does no work).
+    WEB_CONCURRENCY: process.env.WEB_CONCURRENCY ?? '1', ...extraEnv,
   };
   let started: Awaited<ReturnType<typeof spawnListening>>;
   try {

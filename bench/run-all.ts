@@ -15,7 +15,7 @@ import path from 'node:path';
 import { benchRoot } from './util.js';
 
 /** In the order they run; a missing file is skipped (another issue may not have landed it yet). */
-const BENCHMARKS = ['startup', 'append', 'signing', 'longpoll', 'messages', 'mixed', 'rebuild', 'soak', 'forgetting', 'widgets', 'markdown'];
+const BENCHMARKS = ['startup', 'append', 'signing', 'longpoll', 'messages', 'history', 'logging', 'mixed', 'rebuild', 'soak', 'forgetting', 'widgets', 'markdown'];
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

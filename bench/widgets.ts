@@ -8,6 +8,9 @@
  * Writes bench/results/widgets.json.
  *
  *   npx tsx bench/widgets.ts      (BENCH_SECONDS, BENCH_DATABASE_URL, BENCH_NATS_URL)
+ *
+ * The server runs in this process, so node's own flags profile it, e.g. a CPU profile per thread:
+ *   node --cpu-prof --cpu-prof-dir=/tmp/widgets-prof --import tsx bench/widgets.ts
  */
 import os from 'node:os';
 import { loadConfig } from '../src/config.js';
@@ -35,6 +38,14 @@ async function call(method: string, url: string, auth: string, body: Record<stri
   const ms = performance.now() - started;
   if (response.status !== 200) throw new Error(`${method} ${url}: ${response.status} ${text}`);
   return { ms, json: JSON.parse(text) };
+}
+
+/** GET /health/live (no authentication, no database): what any request waits for in the same run. */
+async function floorProbe(root: string, into: number[]): Promise<void> {
+  const started = performance.now();
+  const response = await fetch(`${root}/health/live`);
+  await response.text();
+  if (response.status === 200) into.push(performance.now() - started);
 }
 
 /** Runs `task` every 1000/rate ms for `seconds` (open loop: a slow answer does not delay the next start). */
@@ -103,14 +114,16 @@ try {
     type: 'stream', to: 'bench', topic: 'poll', content: '/poll Where do we meet?\n- Kitchen\n- Roof\n- Lobby\n- Park\n- Online',
   });
   const votes: number[] = [];
+  const voteFloor: number[] = [];
+  const root = base.replace(/\/api\/v1$/, '');
   for (let start = 0; start < VOTERS; start += 10) {
-    await Promise.all(users.slice(start, start + 10).map(async (u, k) => {
+    await Promise.all([floorProbe(root, voteFloor), ...users.slice(start, start + 10).map(async (u, k) => {
       const option = (start + k) % 5;
       const { ms } = await call('POST', `${base}/submessage`, u.auth, {
         message_id: String(poll.json.id), msg_type: 'widget', content: JSON.stringify({ type: 'vote', key: `canned,${option}`, vote: 1 }),
       });
       votes.push(ms);
-    }));
+    })]);
   }
   const pollRows = await db.selectFrom('submessages').select((eb) => eb.fn.countAll<string>().as('n')).where('message_id', '=', poll.json.id).executeTakeFirstOrThrow();
   console.log(`poll: ${JSON.stringify(summary(votes))}; ${pollRows.n} submessages stored`);
@@ -126,7 +139,9 @@ try {
   const puts: number[] = [];
   let storageWrites: Promise<void> = Promise.resolve();
   const botSends: number[] = [];
-  const [withBot] = await Promise.all([
+  const botFloor: number[] = [];
+  const [, withBot] = await Promise.all([
+    atRate(10, SECONDS, () => floorProbe(root, botFloor).then(() => 0)),
     atRate(OTHERS_RATE, SECONDS, otherSend),
     atRate(BOT_RATE, SECONDS, async (i) => {
       const sent = await call('POST', `${base}/messages`, botAuth, { type: 'stream', to: 'bench', topic: 'bot', content: `count is ${i}` });
@@ -145,8 +160,8 @@ try {
     when: new Date().toISOString(),
     machine: `${os.cpus().length} cpus, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     seconds: SECONDS,
-    poll_votes: { voters: VOTERS, options: 5, ...summary(votes), target_p99_ms: 20 },
-    bot_storage_put: { rate_per_s: BOT_RATE, ...summary(puts), target_p99_ms: 20 },
+    poll_votes: { voters: VOTERS, options: 5, ...summary(votes), target_p99_ms: 20, floor_health_live: summary(voteFloor) },
+    bot_storage_put: { rate_per_s: BOT_RATE, ...summary(puts), target_p99_ms: 20, floor_health_live: summary(botFloor) },
     bot_sends: summary(botSends),
     other_sends_alone: { rate_per_s: OTHERS_RATE, ...summary(alone) },
     other_sends_with_bot: { rate_per_s: OTHERS_RATE, ...summary(withBot) },

@@ -2,7 +2,7 @@ import { defineProjection } from './define.js';
 
 export const draftsProjection = defineProjection({
   name: 'drafts',
-  version: 1,
+  version: 2,
   tables: ['drafts'],
   handlers: {
     DraftsCreated: async (trx, d) => {
@@ -23,6 +23,10 @@ export const draftsProjection = defineProjection({
     },
     DraftDeleted: async (trx, d) => {
       await trx.deleteFrom('drafts').where('id', '=', d.draft_id).where('user_id', '=', d.user_id).execute();
+    },
+    // Drafts are sealed under the person's key: erasing them forgets them here too.
+    UserErased: async (trx, d) => {
+      await trx.deleteFrom('drafts').where('user_id', '=', d.user_id).execute();
     },
   },
 });

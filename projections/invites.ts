@@ -2,7 +2,7 @@ import { defineProjection } from './define.js';
 
 export const invitesProjection = defineProjection({
   name: 'invites',
-  version: 2,
+  version: 3,
   tables: ['invites', 'multiuse_invites'],
   handlers: {
     InvitationSent: async (trx, d) => {
@@ -16,7 +16,8 @@ export const invitesProjection = defineProjection({
         .execute();
     },
     InvitationAccepted: async (trx, d) => {
-      await trx.updateTable('invites').set({ accepted_user_id: d.user_id }).where('id', '=', d.invite_id).execute();
+      // The address goes with the invitation's key (src/services/invites.ts): the account holds it now.
+      await trx.updateTable('invites').set({ accepted_user_id: d.user_id, email: '' }).where('id', '=', d.invite_id).execute();
     },
     // A revoked email invitation is gone: its link no longer finds it, and no listing shows it.
     InvitationRevoked: async (trx, d) => {

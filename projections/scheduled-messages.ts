@@ -17,7 +17,7 @@ const columnsOf = (m: ScheduledMessageData) => ({
 
 export const scheduledMessagesProjection = defineProjection({
   name: 'scheduled-messages',
-  version: 1,
+  version: 2,
   tables: ['scheduled_messages'],
   handlers: {
     ScheduledMessageCreated: async (trx, d, event) => {
@@ -43,12 +43,17 @@ export const scheduledMessagesProjection = defineProjection({
     ScheduledMessageDelivered: async (trx, d, event) => {
       await trx
         .updateTable('scheduled_messages')
-        .set({ delivered: true, delivered_message_id: d.message_id, version: event.stream_version })
+        // The text lives in the delivered message now (and is shredded with it); its key here is destroyed.
+        .set({ delivered: true, delivered_message_id: d.message_id, topic: '', content: '', rendered_content: '', version: event.stream_version })
         .where('id', '=', d.scheduled_message_id)
         .execute();
     },
     ScheduledMessageDeleted: async (trx, d) => {
       await trx.deleteFrom('scheduled_messages').where('id', '=', d.scheduled_message_id).execute();
+    },
+    // An erased person's scheduled messages are forgotten with them (src/services/erasure.ts).
+    UserErased: async (trx, d) => {
+      await trx.deleteFrom('scheduled_messages').where('sender_id', '=', d.user_id).execute();
     },
   },
 });

@@ -28,6 +28,10 @@ export const submessagesProjection = defineProjection({
     MessageSent: async (trx, run: ReadonlyArray<RunEvent<'MessageSent'>>) => {
       await insert(trx, run.map((e) => widgetRow(e.data)).filter((r): r is WidgetRow => r !== null));
     },
+    // Votes arrive in crowds (a poll in a busy channel): a run of them is one statement too.
+    SubmessageAdded: async (trx, run: ReadonlyArray<RunEvent<'SubmessageAdded'>>) => {
+      await insert(trx, run.map(({ data: d }) => ({ id: d.submessage_id, message_id: d.message_id, sender_id: d.sender_id, msg_type: d.msg_type, content: d.content })));
+    },
   },
   handlers: {
     MessageSent: async (trx, d) => insert(trx, [widgetRow(d)].filter((r): r is WidgetRow => r !== null)),

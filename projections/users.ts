@@ -108,7 +108,7 @@ export const usersProjection = defineProjection({
     CustomProfileFieldUpdated: async (trx, d) => {
       await trx
         .updateTable('custom_profile_fields')
-        .set({ name: d.name, hint: d.hint, field_data: d.field_data, display_in_profile_summary: d.display_in_profile_summary })
+        .set({ name: d.name, hint: d.hint, field_data: d.field_data, display_in_profile_summary: d.display_in_profile_summary, required: d.required ?? false })
         .where('id', '=', d.field_id)
         .execute();
     },
@@ -135,6 +135,7 @@ export const usersProjection = defineProjection({
           field_data: d.field_data,
           order: d.order,
           display_in_profile_summary: d.display_in_profile_summary,
+          required: d.required ?? false,
         })
         .execute();
     },

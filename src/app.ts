@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
+import { uploadSettingsFromEnv } from './storage/index.js';
+import { fileUploads } from './http/file-uploads.js';
 import authPlugin from './http/plugins/auth.js';
 import errorPlugin from './http/plugins/errors.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
@@ -65,7 +67,12 @@ async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   await fastify.register(metricsPlugin, { services: opts.services });
   await fastify.register(healthRoutes, { services: opts.services });
   await fastify.register(formbody, { bodyLimit: 10 * 1024 * 1024 });
-  await fastify.register(multipart, { attachFieldsToBody: true, limits: { fileSize: 25 * 1024 * 1024, fields: 200, fieldSize: 1024 * 1024 } });
+  // Files are streamed, buffered (small images) or drained part by part as they arrive
+  // (src/http/file-uploads.ts); busboy's own limit is a backstop one byte past the largest upload.
+  const maxFileSizeMib = () => uploadSettingsFromEnv().maxFileSizeMib;
+  const onFile = fileUploads(fastify, maxFileSizeMib);
+  const fileSize = maxFileSizeMib() * 1024 * 1024 + 1;
+  await fastify.register(multipart, { attachFieldsToBody: true, onFile, limits: { fileSize, fields: 200, fieldSize: 1024 * 1024 } });
   await fastify.register(authPlugin, { ctx: opts.services.ctx });
   await fastify.register(rateLimitPlugin, { perMinute: opts.services.ctx.config.rateLimitPerMinute });
   await fastify.register(uploadDownloadRoutes, { services: opts.services });

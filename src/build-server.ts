@@ -80,6 +80,8 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
     fastify.log.warn('log signing is off (no LOG_SIGNING_KEY or LOG_SIGNING_KEY_FILE): verify cannot tell the server\'s appends from anyone else\'s');
   } else if (platform.store.signer) {
     fastify.log.info({ key_id: platform.store.signer.keyId }, 'signing the log');
+    platform.store.signer.onFailure = (error, unsignedRanges) =>
+      fastify.log.error({ err: error, unsigned_ranges: unsignedRanges }, 'storing log signatures failed; retrying with the next batch (sign-log signs what a stop leaves unsigned)');
   }
   await fastify.register(app, { services: { ctx: platform, queues } });
   await fastify.ready();

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -29,6 +30,40 @@ export interface Config {
   deletedMessageShredDays: number;
   /** Seconds between runs of the retention and shredding job (0: never runs on its own). */
   forgettingIntervalSeconds: number;
+  /** Server processes on this host sharing the port (WEB_CONCURRENCY); 1 runs the server in this process. */
+  webConcurrency: number;
+  /** Where uploaded files' bytes live (FILE_STORAGE); unset: PostgreSQL with DATABASE_URL, else the local disk. */
+  fileStorage?: FileStorageKind;
+  /** The S3-compatible store's settings, when fileStorage is 's3'. */
+  s3?: S3Settings;
+}
+
+export type FileStorageKind = 'local' | 'postgres' | 's3';
+
+export interface S3Settings {
+  bucket: string;
+  endpoint?: string;
+  region: string;
+  forcePathStyle: boolean;
+}
+
+function fileStorageOf(env: NodeJS.ProcessEnv): { fileStorage?: FileStorageKind; s3?: S3Settings } {
+  const kind = env.FILE_STORAGE || undefined;
+  if (kind !== undefined && kind !== 'local' && kind !== 'postgres' && kind !== 's3') {
+    throw new Error(`FILE_STORAGE must be local, postgres or s3, got "${kind}"`);
+  }
+  if (kind === 'postgres' && !env.DATABASE_URL) throw new Error('FILE_STORAGE=postgres needs DATABASE_URL');
+  if (kind !== 's3') return { fileStorage: kind };
+  if (!env.S3_BUCKET) throw new Error('FILE_STORAGE=s3 needs S3_BUCKET');
+  return {
+    fileStorage: kind,
+    s3: {
+      bucket: env.S3_BUCKET,
+      endpoint: env.S3_ENDPOINT || undefined,
+      region: env.S3_REGION || 'us-east-1',
+      forcePathStyle: env.S3_FORCE_PATH_STYLE === 'true',
+    },
+  };
 }
 
 function int(value: string | undefined, fallback: number, name: string): number {
@@ -47,6 +82,24 @@ function secretOf(name: string, inline: string | undefined, file: string | undef
   } catch (error) {
     throw new Error(`${name}_FILE ${file} cannot be read: ${(error as Error).message}`);
   }
+}
+
+/**
+ * WEB_CONCURRENCY: by default one process per core on PostgreSQL + NATS, one on anything else. The
+ * embedded database is one in-process writer, and without NATS the processes would learn of each
+ * other's writes only from the projection runner's safety timer (stale caches for seconds).
+ */
+function webConcurrencyOf(env: NodeJS.ProcessEnv, shared: boolean): number {
+  if (env.WEB_CONCURRENCY === undefined || env.WEB_CONCURRENCY === '') return shared ? availableParallelism() : 1;
+  const n = int(env.WEB_CONCURRENCY, 1, 'WEB_CONCURRENCY');
+  if (n < 1) throw new Error(`WEB_CONCURRENCY must be at least 1, got "${env.WEB_CONCURRENCY}"`);
+  if (n > 1 && !env.DATABASE_URL) {
+    throw new Error(`WEB_CONCURRENCY=${n} needs DATABASE_URL: the embedded database (PGlite) has one writer inside one process, so it runs one server process (unset WEB_CONCURRENCY or set it to 1)`);
+  }
+  if (n > 1 && !env.NATS_URL) {
+    throw new Error(`WEB_CONCURRENCY=${n} needs NATS_URL: server processes tell each other about new events through NATS (unset WEB_CONCURRENCY or set it to 1)`);
+  }
+  return n;
 }
 
 /** Environment → typed config; fails fast with a clear message on a bad value. */
@@ -77,5 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logSigningKey: secretOf('LOG_SIGNING_KEY', env.LOG_SIGNING_KEY, env.LOG_SIGNING_KEY_FILE),
     deletedMessageShredDays: int(env.DELETED_MESSAGE_SHRED_DAYS, 30, 'DELETED_MESSAGE_SHRED_DAYS'),
     forgettingIntervalSeconds: int(env.FORGETTING_INTERVAL_SECONDS, 3600, 'FORGETTING_INTERVAL_SECONDS'),
+    webConcurrency: webConcurrencyOf(env, Boolean(env.DATABASE_URL && env.NATS_URL)),
+    ...fileStorageOf(env),
   };
 }

@@ -16,6 +16,9 @@ import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.js';
 import { openEventCrypto } from './eventstore/crypto/index.js';
 import { KeyRevocationFollower } from './eventstore/crypto/key-revocations.js';
 import { HeadSigner, parseSigningKey } from './eventstore/log-signing.js';
+import { PresenceTracker } from './services/presence-tracker.js';
+import { PresenceSnapshots } from './services/presence-snapshot.js';
+import { PresenceBodies } from './services/presence-body.js';
 
 /** Storage, log, bus and projection workers, wired once per process. */
 export interface Platform extends ServiceContext {
@@ -98,6 +101,8 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
       bus.onWake((signal) => signal.kind === 'appended' && void follower.kick());
     }
   }
+  const presence = { tracker: new PresenceTracker(db), snapshots: new PresenceSnapshots(db, (tables) => projections.tablesVersion(tables)), bodies: new PresenceBodies() };
+  if (options.startWorkers !== false) presence.tracker.start();
   return {
     config,
     db,
@@ -110,7 +115,10 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
     projectedPosition: () => projections.projectedPosition,
     waitForProjections: (position, timeoutMs) => projections.waitFor(position, timeoutMs),
     tablesVersion: (tables) => projections.tablesVersion(tables),
+    presence,
     async close() {
+      // The last second of pings reaches the table before the database goes.
+      await presence.tracker.close().catch((error) => console.error(`presence: pending last-seen times not written: ${String(error)}`));
       projections.stop();
       relay?.stop();
       revocations?.stop();

@@ -345,7 +345,9 @@ export class ProjectionRunner {
       // The log's committed events never change, so a page read outside this transaction is the
       // same page; reading it meanwhile keeps the database's second core busy.
       const readPage = (after: number): Promise<LogPage> => {
-        const page = this.store.readAll(after, REBUILD_PAGE).then((events) => ({ after, limit: REBUILD_PAGE, events }));
+        const page = this.store.readAllStored(after, REBUILD_PAGE)
+          .then((stored) => this.store.openInSlices(stored))
+          .then((events) => ({ after, limit: REBUILD_PAGE, events }));
         page.catch(() => undefined); // awaited by the next round, unless this one fails first
         return page;
       };

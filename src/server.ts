@@ -1,37 +1,12 @@
+import cluster from 'node:cluster';
 import { loadConfig } from './config.js';
-import { buildServer } from './build-server.js';
-import { serverLoggerOptions } from './observability/logger.js';
-import { allProjections } from '../projections/index.js';
 
-const LISTEN_BACKLOG = 4096;
 const config = loadConfig();
-const server = await buildServer(config, {
-  projections: allProjections,
-  writeZuliprc: true,
-  organization: 'full',
-  logger: serverLoggerOptions(config.logLevel),
-});
-const log = server.fastify.log;
-if (server.bootstrap.owner?.zuliprcPath) {
-  log.info(`created the organization; the owner's credentials are in ${server.bootstrap.owner.zuliprcPath}`);
-  console.log(`zuliprc written to ${server.bootstrap.owner.zuliprcPath}`);
-}
-// Long-poll clients reconnect in crowds (after a restart, after an everyone-event): a deep accept
-// queue keeps a burst of connects from being dropped and retried seconds later.
-await server.fastify.listen({ host: config.host, port: config.port, backlog: LISTEN_BACKLOG });
-console.log(
-  `listening on ${config.externalUrl} (${server.platform.database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}, ${server.platform.bus.kind} bus)`,
-);
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal}: answering blocked long-polls and shutting down`);
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
+// The supervisor loads none of the server's modules: it only forks, watches and stops workers.
+if (cluster.isPrimary && config.webConcurrency > 1) {
+  const { superviseWorkers } = await import('./cluster/supervisor.js');
+  superviseWorkers(config);
+} else {
+  const { runServer } = await import('./run-server.js');
+  await runServer(config);
 }

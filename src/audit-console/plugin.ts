@@ -2,11 +2,13 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import { readFileSync } from 'node:fs';
+import { shippedPath } from '../source-root.js';
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { ApiError, errors } from '../domain/errors.js';
 import { isAdminRole } from '../domain/roles.js';
 import { toApiError } from '../http/plugins/errors.js';
+import { lazyValidatorCompiler } from '../http/params.js';
 import type { AppServices } from '../http/services.js';
 import { getUserByEmail, getUserById, type UserRow } from '../read/users.js';
 import { realmHost } from '../read/realm.js';
@@ -21,7 +23,7 @@ import { chartBars, dataFields, roleName, shortTime, views, type Names } from '.
 
 const PAGE_SIZE = 50;
 const PAST_MESSAGES = 100;
-const STYLESHEET = readFileSync(new URL('./assets/console.css', import.meta.url), 'utf8');
+const STYLESHEET = readFileSync(shippedPath('src/audit-console/assets/console.css'), 'utf8');
 
 /** Every page of the console is HTML that loads nothing but our stylesheet: no script runs at all. */
 const SECURITY_HEADERS = {
@@ -99,6 +101,7 @@ export default async function auditConsole(app: FastifyInstance, { services }: {
   const open = (rows: Parameters<typeof ctx.store.open>[0]) => ctx.store.open(rows);
   const jobs = new VerifyJobs(ctx.db);
   app.addHook('onClose', async () => jobs.idle());
+  app.setValidatorCompiler(lazyValidatorCompiler);
 
   // Secure when the server's public address is HTTPS (a proxy in front terminates TLS), or the
   // connection itself is ('auto').

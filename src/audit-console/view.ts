@@ -1,5 +1,5 @@
 import { Eta } from 'eta';
-import { fileURLToPath } from 'node:url';
+import { shippedPath } from '../source-root.js';
 import { Role } from '../domain/roles.js';
 import type { AuditEntry } from '../read/audit.js';
 import { CHANNEL_FIELDS, MESSAGE_FIELDS, USER_FIELDS, type ChartBucket } from './queries.js';
@@ -9,7 +9,7 @@ import { CHANNEL_FIELDS, MESSAGE_FIELDS, USER_FIELDS, type ChartBucket } from '.
  * body, which is itself the output of an escaping template.
  */
 export const views = new Eta({
-  views: fileURLToPath(new URL('./templates', import.meta.url)),
+  views: shippedPath('src/audit-console/templates'),
   autoEscape: true,
   cache: true,
 });

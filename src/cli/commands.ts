@@ -13,7 +13,9 @@ import type { OnlineRebuildReport } from '../projection-runner.js';
 import { tableChecksums, type TableChecksum } from '../read/checksums.js';
 import { parseKeptHeads, verifyChain, type VerifyOptions } from '../eventstore/verify.js';
 import { RECORDED_AT_TEXT } from '../eventstore/recorded-at.js';
-import { generateSigningKeyFiles, parsePublicKey } from '../eventstore/log-signing.js';
+import { generateSigningKeyFiles, parsePublicKey, parseSigningKey } from '../eventstore/log-signing.js';
+import { signUnsignedRanges } from '../eventstore/sign-unsigned.js';
+import { readLogId } from '../eventstore/log-identity.js';
 import { readSignatureFile, signatureFileOf, signedHeadsMismatch, writeSignatureFile } from '../eventstore/signature-transfer.js';
 import { APPEND_LOCK_KEY } from '../eventstore/event-store.js';
 import { ensureOrganization, writeZuliprc } from '../services/bootstrap.js';
@@ -162,6 +164,22 @@ export async function verifyCommand(config: Config, projections: readonly Projec
       out(`signatures: ${checked} verified; last signed position ${lastSignedPosition}; ${unsignedTail} unsigned events after it`);
     }
     return report.ok;
+  });
+}
+
+/**
+ * Signs committed rows no server signed (a batch left unsigned by a stop between its commit and its signature)
+ * with the configured key; `tail` also signs the rows after the last signed range (only with every server
+ * stopped: a running one may still be signing them). Returns the number of ranges signed.
+ */
+export async function signLogCommand(config: Config, projections: readonly Projection[], out: Out, options: { tail: boolean }): Promise<number> {
+  if (!config.logSigningKey) throw new Error('sign-log needs the signing key: set LOG_SIGNING_KEY_FILE (or LOG_SIGNING_KEY)');
+  const key = parseSigningKey(config.logSigningKey);
+  return withPlatform(config, projections, async (p) => {
+    const signed = await signUnsignedRanges(p.db, key, await readLogId(p.db), options);
+    for (const range of signed) out(`signed positions ${range.from_position}-${range.position} (head ${range.hash})`);
+    out(signed.length === 0 ? 'nothing to sign' : `signed ${signed.length} range(s) with key ${key.keyId}`);
+    return signed.length;
   });
 }
 

@@ -2,7 +2,9 @@ import { Argument, Command, Option } from 'commander';
 import { loadConfig } from '../config.js';
 import { allProjections } from '../../projections/index.js';
 import { eraseUserCommand, legalHoldCommand } from './forgetting-commands.js';
-import { createUserCommand, exportCommand, generateLogKeyCommand, importCommand, migrateCommand, onlineRebuildCommand, reactivateRealmCommand, rebuildCommand, replayCommand, verifyCommand } from './commands.js';
+import { FILE_STORAGE_KINDS, migrateFilesCommand } from './file-commands.js';
+import type { FileStorageKind } from '../config.js';
+import { createUserCommand, exportCommand, generateLogKeyCommand, importCommand, migrateCommand, onlineRebuildCommand, reactivateRealmCommand, rebuildCommand, replayCommand, signLogCommand, verifyCommand } from './commands.js';
 
 const out = (line: string) => console.log(line);
 // `export | head` closes the pipe early: that is not an error.
@@ -50,6 +52,12 @@ program.command('generate-log-key').description('write a new Ed25519 key pair fo
   .option('--dir <dir>', 'directory for log-signing-key.pem (0600) and log-signing-key.pub.pem', '.')
   .action((opts: { dir: string }) => {
     generateLogKeyCommand(out, opts.dir);
+  });
+
+program.command('sign-log').description('sign committed ranges of the log that no server signed (with the configured LOG_SIGNING_KEY_FILE)')
+  .option('--tail', 'also sign the rows after the last signed range (stop every server first)')
+  .action(async (opts: { tail?: boolean }) => {
+    await signLogCommand(loadConfig(), allProjections, out, { tail: opts.tail === true });
   });
 
 program.command('export').description('write the log as JSON lines').option('-o, --out <file>', 'file (default: stdout)')
@@ -106,6 +114,16 @@ for (const [action, description] of [['add', 'put a channel or a person on hold'
       await legalHoldCommand(loadConfig(), allProjections, out, { action, scope, id: Number(id), reason: opts.reason });
     });
 }
+
+program.command('migrate-files').description('copy every stored file (uploads, avatars, emoji, realm images, exports) to another store and verify each by SHA-256')
+  .addOption(new Option('--from <store>', 'where the files are now').choices(FILE_STORAGE_KINDS).makeOptionMandatory())
+  .addOption(new Option('--to <store>', 'where they should be').choices(FILE_STORAGE_KINDS).makeOptionMandatory())
+  .action(async (opts: { from: FileStorageKind; to: FileStorageKind }) => {
+    // S3 needs its bucket even when FILE_STORAGE names another store.
+    const config = loadConfig({ ...process.env, FILE_STORAGE: opts.from === 's3' || opts.to === 's3' ? 's3' : process.env.FILE_STORAGE });
+    const report = await migrateFilesCommand(config, allProjections, out, opts.from, opts.to);
+    if (report.mismatched.length > 0) process.exitCode = 1;
+  });
 
 program.command('reactivate-realm').description('reactivate the organization after an owner deactivated it (POST /realm/deactivate)')
   .action(async () => {

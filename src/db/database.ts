@@ -8,6 +8,7 @@ import type { Database } from './schema.js';
 import { PGlitePool } from './pglite-pool.js';
 import { PREPARED_MARK, preparedName } from './prepared.js';
 import { loadSharedTemplate, saveSharedTemplate } from './memory-template.js';
+import { recycleInstance, rememberTemplate, takeSpareInstance } from './memory-instances.js';
 
 // int8 columns (positions, ids) stay well inside 2^53; read them as numbers on both backends.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -79,11 +80,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     pglite = await openEmbeddedDirectory(options.dataDir);
   } else {
     memoryTemplate ??= loadSharedTemplate();
-    pglite = await PGlite.create({ ...(await compiledModules()), ...(memoryTemplate ? { loadDataDir: memoryTemplate } : {}) });
+    const spare = memoryTemplate ? takeSpareInstance() : undefined;
+    pglite = spare ?? await PGlite.create({ ...(await compiledModules()), ...(memoryTemplate ? { loadDataDir: memoryTemplate } : {}) });
+    if (memoryTemplate && !spare) await rememberTemplate(pglite);
   }
-  const pool = new PGlitePool(pglite);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
   const fromMigratedTemplate = !options.dataDir && memoryTemplate !== undefined;
+  // An in-memory instance made from the template goes back to the spares when its server closes.
+  const pool = new PGlitePool(pglite, fromMigratedTemplate ? recycleInstance : undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
   return { db, kind: 'pglite', pglite, fromMigratedTemplate, onConnectionLost: () => undefined, close: () => db.destroy() };
 }
 

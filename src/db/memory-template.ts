@@ -36,9 +36,12 @@ export function loadSharedTemplate(): Blob | undefined {
 }
 
 export async function saveSharedTemplate(template: Blob): Promise<void> {
-  const target = templatePath();
-  // Written aside and renamed, so a concurrent reader sees the whole file or none.
+  writeWhole(templatePath(), Buffer.from(await template.arrayBuffer()));
+}
+
+/** Writes a file aside and renames it into place, so a concurrent reader (another process) sees the whole file or none. */
+export function writeWhole(target: string, data: string | Buffer): void {
   const partial = `${target}.${process.pid}.partial`;
-  writeFileSync(partial, Buffer.from(await template.arrayBuffer()));
+  writeFileSync(partial, data);
   renameSync(partial, target);
 }

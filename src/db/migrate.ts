@@ -1,10 +1,10 @@
 import { Migrator, FileMigrationProvider, type MigrationResultSet } from 'kysely';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { shippedPath } from '../source-root.js';
 import type { Db } from './database.js';
 
-export const migrationFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+export const migrationFolder = shippedPath('migrations');
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   const migrator = new Migrator({

@@ -8,7 +8,11 @@ import type { PGlite } from '@electric-sql/pglite';
 export class PGlitePool {
   private tail: Promise<void> = Promise.resolve();
 
-  constructor(readonly pglite: PGlite) {}
+  /** `finish` runs at end() instead of closing the instance (in-memory instances are reused: src/db/memory-instances.ts). */
+  constructor(
+    readonly pglite: PGlite,
+    private readonly finish: (pglite: PGlite) => Promise<void> = (instance) => instance.close(),
+  ) {}
 
   async connect(): Promise<PGliteClient> {
     let release!: () => void;
@@ -24,7 +28,7 @@ export class PGlitePool {
 
   async end(): Promise<void> {
     await this.tail;
-    await this.pglite.close();
+    await this.finish(this.pglite);
   }
 }
 

@@ -13,6 +13,7 @@ import type { RealmAdminTables } from './schema/realm-admin.js';
 import type { OnboardingStepsTables } from './schema/onboarding-steps.js';
 import type { SubmessagesTables } from './schema/submessages.js';
 import type { RealmExportsTables } from './schema/realm-exports.js';
+import type { StoredFilesTables } from './schema/stored-files.js';
 
 /** One interface per table; the Database type composes them. Read tables live beside the log. */
 export interface EventsTable {
@@ -102,6 +103,7 @@ export interface CustomProfileFieldsTable {
   field_data: string;
   order: number;
   display_in_profile_summary: boolean;
+  required: Generated<boolean>;
 }
 
 export interface UserGroupsTable {
@@ -213,7 +215,7 @@ export interface SharedAreaTables {
  */
 export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygroundAttachmentPushTables, MessageTables, RealmEmojiTables,
   ScheduledMessageTables, MutedUsersTables, InvitesTables, PresenceTables, ForgettingTables, BotStorageTables, TutorialStatusTables,
-  OnboardingStepsTables, SubmessagesTables, RealmExportsTables {
+  OnboardingStepsTables, SubmessagesTables, RealmExportsTables, StoredFilesTables {
   events: EventsTable;
   log_identity: LogIdentityTable;
   log_signatures: LogSignaturesTable;

@@ -16,6 +16,8 @@ export class ApiError extends Error {
 
 export const errors = {
   badRequest: (msg: string, extra?: Record<string, unknown>) => new ApiError('BAD_REQUEST', 400, msg, extra),
+  /** Our extension: the real server has no erased state (its do_delete_user leaves a deactivated placeholder). */
+  userErased: () => new ApiError('BAD_REQUEST', 400, 'This user has been erased.'),
   unauthorized: () =>
     new ApiError('UNAUTHORIZED', 401, 'Not logged in: API authentication or user session required', {}, {
       'WWW-Authenticate': 'Basic realm="zulip"',

@@ -8,6 +8,7 @@
 // - Set: the npm package emoji-datasource-google (the version the real server builds from): which codes have
 //   an image, their categories and picker order.
 import { createRequire } from 'node:module';
+import { shippedPath } from '../source-root.js';
 
 interface NameInfo {
   canonical_name: string;
@@ -26,7 +27,7 @@ interface DatasourceEmoji {
 }
 
 const require = createRequire(import.meta.url);
-const names = require('./zulip-emoji.json') as ZulipEmojiNames;
+const names = require(shippedPath('src/emoji/zulip-emoji.json')) as ZulipEmojiNames;
 const datasource = require('emoji-datasource-google/emoji.json') as DatasourceEmoji[];
 
 /** A Unicode emoji: `code` is dash-separated lowercase hex without U+FE0F ("1f642", "0023-20e3"). */

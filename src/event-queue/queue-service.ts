@@ -95,6 +95,7 @@ export class QueueService {
           options,
           config: this.ctx.config,
           wanted: wantedNames ? new Set(wantedNames) : null,
+          presenceLocal: (userId) => this.ctx.presence.tracker.local(userId),
         });
         return { state, position: Number(cp.p) };
       });
@@ -157,6 +158,10 @@ export class QueueService {
     entry.ackedId = ackedId;
     this.cursors.record(queueId, ackedId);
     const recipient: Recipient = { user: slimUser(user), realm, queue: queue.options as unknown as QueueOptions, queueId };
+    // A command answered at commit (a presence change) is folded just after its answer; a poll
+    // that will not block must still find its events, as it finds any other answered command's.
+    const answered = this.ctx.commands.answeredPosition;
+    if (dontBlock && answered > this.ctx.projectedPosition()) await this.ctx.waitForProjections(answered, 2_000);
     for (;;) {
       const upTo = this.ctx.projectedPosition();
       const { events, reached } = await this.hub.pending(recipient, ackedId, upTo);

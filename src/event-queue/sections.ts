@@ -5,6 +5,7 @@ import type { UserRow } from '../read/users.js';
 import type { RealmRow } from '../read/realm.js';
 import type { QueueOptions } from './types.js';
 import type { Config } from '../config.js';
+import type { LocalLastSeen } from '../read/presence.js';
 
 export interface SectionContext {
   trx: Transaction<Database> | Db;
@@ -14,6 +15,8 @@ export interface SectionContext {
   config: Config;
   /** Section names the client asked for (fetch_event_types), or null for all. */
   wanted: ReadonlySet<string> | null;
+  /** Last-seen times this process's pings moved and has not written yet. */
+  presenceLocal?: LocalLastSeen;
 }
 
 export type SectionFetcher = (ctx: SectionContext) => Promise<Record<string, unknown>>;

@@ -16,10 +16,13 @@ import { RecentCommits } from './recent-commits.js';
 import { serializeEventData } from './event-limits.js';
 import { jsonText } from './json-text.js';
 import type { EventCrypto } from './crypto/event-crypto.js';
+import type { MintedKey } from './crypto/key-store.js';
 
 /** Serializes appenders across every process sharing the database (property 2 in ARCHITECTURE.md). */
 export const APPEND_LOCK_KEY = 7_340_001;
 const MAX_BATCH_EVENTS = 2_000;
+/** Events openInSlices decrypts between two turns of the event loop (some milliseconds of work). */
+const OPEN_SLICE = 250;
 
 /** The last two, recorded_at and the hash version, are one value for the whole batch (migrations/0160). */
 const APPEND_PARAM_TYPES = ['bigint', 'int[]', 'text[]', 'int[]', 'uuid[]', 'text[]', 'int[]', 'jsonb[]', 'jsonb[]', 'text[]', 'timestamptz', 'smallint'];
@@ -28,6 +31,19 @@ const APPEND_ONE_PARAM_TYPES = APPEND_PARAM_TYPES.map((type) => type.replace('[]
 const callText = (fn: string, types: readonly string[]) => `SELECT * FROM ${fn}(${types.map((type, i) => `$${i + 1}::${type}`).join(', ')})`;
 const APPEND_CALL = { name: 'append_events', text: callText('append_events', APPEND_PARAM_TYPES), types: APPEND_PARAM_TYPES };
 const APPEND_ONE_CALL = { name: 'append_event', text: callText('append_event', APPEND_ONE_PARAM_TYPES), types: APPEND_ONE_PARAM_TYPES };
+/**
+ * append_events with the rows of the data keys minted for the batch (EventCrypto.mint) inserted by
+ * the same statement: a key and the events sealed under it commit together, in one round trip. A
+ * key that exists already fails the whole statement on its primary key (see commitBatch).
+ */
+const KEY_PARAM_TYPES = ['text[]', 'text[]', 'text[]', 'int[]', 'text[]'];
+const APPEND_WITH_KEYS_CALL = {
+  name: 'append_events_with_keys',
+  text: `WITH minted AS (INSERT INTO data_keys (key_id, scope, subject, format, wrapped) SELECT * FROM unnest(${KEY_PARAM_TYPES.map((type, i) => `$${APPEND_PARAM_TYPES.length + i + 1}::${type}`).join(', ')}))
+    ${callText('append_events', APPEND_PARAM_TYPES)}`,
+  types: [...APPEND_PARAM_TYPES, ...KEY_PARAM_TYPES],
+};
+type AppendCall = typeof APPEND_CALL;
 
 /** One row per committed event, or one per refused request (`ok` false, `out_hash` naming the stream). */
 interface AppendRow {
@@ -44,6 +60,8 @@ interface PendingAppend {
   metadataJson: string;
   /** Each event's data as JSON text, in the order of `appends` and their events. */
   dataJson: string[];
+  /** Keys minted for this request (key id → key), stored by the statement that appends it. */
+  minted: Map<string, MintedKey>;
   resolve(events: StoredEvent[]): void;
   reject(error: unknown): void;
 }
@@ -87,15 +105,24 @@ export class EventStore {
     } catch (error) {
       return Promise.reject(error);
     }
-    // Data keys are created per request, before it queues: their INSERTs run side by side instead
-    // of adding a round trip to the serialized batch commit (which only checks they are cached).
-    if (this.crypto) return this.crypto.prepare(appends).then(() => this.enqueue(appends, metadataJson, dataJson));
-    return this.enqueue(appends, metadataJson, dataJson);
+    if (this.crypto) {
+      // A new subject's key is minted here and stored with the append. Other keys missing from the
+      // cache are created or loaded per request, before it queues: their statements run side by side
+      // instead of adding a round trip to the serialized batch commit (which only checks they are cached).
+      let minted: Map<string, MintedKey>;
+      try {
+        minted = this.crypto.mint(appends);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return this.crypto.prepare(appends, undefined, minted).then(() => this.enqueue(appends, metadataJson, dataJson, minted));
+    }
+    return this.enqueue(appends, metadataJson, dataJson, new Map());
   }
 
-  private enqueue(appends: readonly StreamAppend[], metadataJson: string, dataJson: string[]): Promise<StoredEvent[]> {
+  private enqueue(appends: readonly StreamAppend[], metadataJson: string, dataJson: string[], minted: Map<string, MintedKey>): Promise<StoredEvent[]> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ appends, metadataJson, dataJson, resolve, reject });
+      this.pending.push({ appends, metadataJson, dataJson, minted, resolve, reject });
       if (!this.flushing) void this.flush();
     });
   }
@@ -138,6 +165,18 @@ export class EventStore {
   }
 
   private async commitBatch(batch: PendingAppend[]): Promise<void> {
+    try {
+      await this.commitBatchOnce(batch);
+    } catch (error) {
+      if (!isMintedKeyConflict(error) || !batch.some((request) => request.minted.size > 0)) throw error;
+      // A minted key's subject had a key after all (a retried command): nothing was committed. The
+      // batch goes again with the keys created or read back as any other (ON CONFLICT, then loaded).
+      for (const request of batch) request.minted.clear();
+      await this.commitBatchOnce(batch);
+    }
+  }
+
+  private async commitBatchOnce(batch: PendingAppend[]): Promise<void> {
     const columns = {
       request: [] as number[], stream: [] as string[], expected: [] as Array<number | null>, eventId: [] as string[],
       type: [] as string[], schema: [] as number[], data: [] as string[], meta: [] as string[], digest: [] as string[],
@@ -145,7 +184,11 @@ export class EventStore {
     const pending: Array<Array<Omit<StoredEvent, 'position' | 'stream_version' | 'hash'>>> = [];
     /** The callers' own (plaintext) data of each sealed event, keyed by event id. */
     const plain = new Map<string, Record<string, unknown>>();
-    if (this.crypto) await this.crypto.prepare(batch.flatMap((request) => request.appends));
+    // A key destroyed while this batch commits makes its plaintext views stale (rememberOpened below).
+    const keyGeneration = this.crypto?.keys.generation;
+    const minted = new Map<string, MintedKey>();
+    for (const request of batch) for (const [keyId, key] of request.minted) minted.set(keyId, key);
+    if (this.crypto) await this.crypto.prepare(batch.flatMap((request) => request.appends), undefined, minted);
     // One recorded_at per batch, chosen here because the hash covers it (recorded-at.ts).
     const recordedAt = nextRecordedAt();
     batch.forEach((request, r) => {
@@ -159,7 +202,7 @@ export class EventStore {
         for (const event of append.events) {
           const plainJson = request.dataJson[next++]!;
           const eventId = randomUUID();
-          const sealed = this.crypto ? this.crypto.seal(event.type, event.data, eventId) : event.data;
+          const sealed = this.crypto ? this.crypto.seal(event.type, event.data, eventId, request.minted) : event.data;
           const dataJson = sealed === event.data ? plainJson : jsonText(sealed);
           if (sealed !== event.data) plain.set(eventId, JSON.parse(plainJson) as Record<string, unknown>);
           const fields = {
@@ -188,9 +231,17 @@ export class EventStore {
       columns.request, columns.stream, columns.expected, columns.eventId, columns.type,
       columns.schema, columns.data, columns.meta, columns.digest,
     ];
-    const rows = columns.request.length === 1
-      ? await this.callAppend(APPEND_ONE_CALL, [APPEND_LOCK_KEY, ...values.map((column) => column[0]), recordedAt, CURRENT_HASH_VERSION])
-      : await this.callAppend(APPEND_CALL, [APPEND_LOCK_KEY, ...values, recordedAt, CURRENT_HASH_VERSION]);
+    const keys = [...minted.values()];
+    const rows = keys.length > 0
+      ? await this.callAppend(APPEND_WITH_KEYS_CALL, [
+        APPEND_LOCK_KEY, ...values, recordedAt, CURRENT_HASH_VERSION,
+        keys.map((k) => k.scope.keyId), keys.map((k) => k.scope.scope), keys.map((k) => k.scope.subject), keys.map((k) => k.format), keys.map((k) => k.wrapped),
+      ])
+      : columns.request.length === 1
+        ? await this.callAppend(APPEND_ONE_CALL, [APPEND_LOCK_KEY, ...values.map((column) => column[0]), recordedAt, CURRENT_HASH_VERSION])
+        : await this.callAppend(APPEND_CALL, [APPEND_LOCK_KEY, ...values, recordedAt, CURRENT_HASH_VERSION]);
+    // Stored, even for a request refused on its stream version (the statement committed).
+    this.crypto?.keys.adopt(keys);
     const outcomes = batch.map((): StoredEvent[] | StreamVersionConflict => []);
     const cursor = batch.map(() => 0);
     let head = 0;
@@ -215,7 +266,9 @@ export class EventStore {
       count += 1;
       const stored: StoredEvent = { ...event, position, stream_version: Number(row.out_version), hash: row.out_hash };
       const own = plain.get(stored.event_id);
-      (outcomes[r] as StoredEvent[]).push(own ? { ...stored, data: own } : stored);
+      const view = own ? { ...stored, data: own } : stored;
+      if (own && this.crypto?.keys.generation === keyGeneration) this.crypto?.rememberOpened(stored, view);
+      (outcomes[r] as StoredEvent[]).push(view);
       committed.push(stored);
     }
     this.recent.add(committed);
@@ -243,9 +296,14 @@ export class EventStore {
     }
   }
 
-  private async callAppend(call: typeof APPEND_CALL, values: unknown[]): Promise<AppendRow[]> {
+  private async callAppend(call: AppendCall, values: unknown[]): Promise<AppendRow[]> {
     if (this.namedQuery) return this.namedQuery<AppendRow>(call.name, call.text, values);
-    const { rows } = await sql<AppendRow>`SELECT * FROM ${sql.raw(call.name)}(${sql.join(values.map((v, i) => sql`${v}::${sql.raw(call.types[i]!)}`))})`.execute(this.db);
+    const cast = (from: number, types: readonly string[]) => sql.join(types.map((type, i) => sql`${values[from + i]}::${sql.raw(type)}`));
+    const fn = call === APPEND_ONE_CALL ? 'append_event' : 'append_events';
+    const calls = sql`SELECT * FROM ${sql.raw(fn)}(${cast(0, call === APPEND_ONE_CALL ? APPEND_ONE_PARAM_TYPES : APPEND_PARAM_TYPES)})`;
+    const { rows } = call === APPEND_WITH_KEYS_CALL
+      ? await sql<AppendRow>`WITH minted AS (INSERT INTO data_keys (key_id, scope, subject, format, wrapped) SELECT * FROM unnest(${cast(APPEND_PARAM_TYPES.length, KEY_PARAM_TYPES)})) ${calls}`.execute(this.db)
+      : await sql<AppendRow>`${calls}`.execute(this.db);
     return rows;
   }
 
@@ -283,6 +341,21 @@ export class EventStore {
   /** Personal values decrypted, or shredded where their key is gone. */
   open(events: StoredEvent[], db: Db = this.db): Promise<StoredEvent[]> | StoredEvent[] {
     return this.crypto ? this.crypto.openEvents(events, db) : events;
+  }
+
+  /**
+   * open() a slice at a time, giving the event loop back between slices: a reader that opens the
+   * next page while it writes the current one (a rebuild) then decrypts while the database works on
+   * its statements, instead of holding their answers back for one long run of decryption.
+   */
+  async openInSlices(events: StoredEvent[], slice = OPEN_SLICE): Promise<StoredEvent[]> {
+    if (!this.crypto || events.length <= slice) return this.open(events);
+    const out: StoredEvent[] = [];
+    for (let start = 0; start < events.length; start += slice) {
+      for (const event of await this.crypto.openEvents(events.slice(start, start + slice))) out.push(event);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return out;
   }
 
   /** Events of `types` with `after < position <= upTo`, in global order, at most `limit`. */
@@ -324,4 +397,10 @@ export class EventStore {
       .executeTakeFirst();
     return row ?? { position: 0, hash: GENESIS_HASH };
   }
+}
+
+/** The append statement failed because a minted data key's id exists already (its primary key). */
+function isMintedKeyConflict(error: unknown): boolean {
+  const e = error as { code?: unknown; constraint?: unknown; message?: unknown };
+  return e?.code === '23505' && (e.constraint === 'data_keys_pkey' || (typeof e.message === 'string' && e.message.includes('data_keys_pkey')));
 }

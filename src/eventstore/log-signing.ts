@@ -102,6 +102,14 @@ export class HeadSigner {
   /** The last error writing signatures (they are retried with the next batch). */
   lastError: unknown;
   signed = 0;
+  /** Failed attempts to store signatures (each is retried with the next batch). */
+  failures = 0;
+  /**
+   * Told of a failure once per distinct error message until a write succeeds again: the retry of every
+   * batch would otherwise repeat the same line for as long as the database refuses.
+   */
+  onFailure?: (error: unknown, unsignedRanges: number) => void;
+  private reported: string | undefined;
 
   constructor(
     private readonly db: Db,
@@ -111,6 +119,11 @@ export class HeadSigner {
 
   get keyId(): string {
     return this.key.keyId;
+  }
+
+  /** Ranges committed and not signed yet. */
+  get unsignedRanges(): number {
+    return this.pending.length;
   }
 
   /** A committed batch: positions from..to, chain hash `hash` at `to`. */
@@ -144,10 +157,18 @@ export class HeadSigner {
       try {
         await this.db.insertInto('log_signatures').values(rows).execute();
         this.signed += rows.length;
+        this.reported = undefined;
       } catch (error) {
-        // Tried again with the next batch; if the process ends first, verify reports the range unsigned.
+        // Tried again with the next batch; if the process ends first, verify reports the range unsigned
+        // (and `sign-log` can sign it).
         this.lastError = error;
+        this.failures += 1;
         this.pending = [...ranges, ...this.pending];
+        const message = error instanceof Error ? error.message : String(error);
+        if (message !== this.reported) {
+          this.reported = message;
+          this.onFailure?.(error, this.pending.length);
+        }
         return;
       }
     }

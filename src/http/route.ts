@@ -4,7 +4,8 @@ import { errors } from '../domain/errors.js';
 import type { UserRow } from '../read/users.js';
 import type { RealmRow } from '../read/realm.js';
 import type { RequestMeta } from '../services/context.js';
-import { compileParams, parseParams, type ParamsSpec } from './params.js';
+import type { FileUploadSpec } from './file-uploads.js';
+import { compileParams, parseParams, type CompiledParams, type ParamsSpec } from './params.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
 
@@ -16,6 +17,8 @@ export interface RouteContext<P> {
   user: UserRow;
   realm: RealmRow;
   meta: RequestMeta;
+  /** Parameters the route does not know (for a handler that writes its reply itself). */
+  ignored: readonly string[];
 }
 
 export interface RouteSpec<P> {
@@ -27,6 +30,8 @@ export interface RouteSpec<P> {
   params?: ParamsSpec;
   /** Skips the rate limiter (long-polls). */
   rateLimit?: boolean;
+  /** The route takes files: how large, and where they stream to (src/http/file-uploads.ts). */
+  files?: FileUploadSpec;
   handler(ctx: RouteContext<P>): Promise<Record<string, unknown> | void>;
 }
 
@@ -51,23 +56,20 @@ function fieldsOf(request: FastifyRequest): Record<string, unknown> {
 
 /** Registers a route: parameters from query and body, validated, then the handler's success envelope. */
 export function defineRoute<P = Record<string, unknown>>(app: FastifyInstance, spec: RouteSpec<P>): void {
-  const compiled = compileParams(spec.params ?? { properties: {} });
+  // Compiled on the route's first request: compiling the ~400 routes' validators up front was the
+  // largest part of start-up, and most routes of a given server are never called soon after it.
+  let compiled: CompiledParams | undefined;
   const pathNames = [...spec.url.matchAll(/:([a-zA-Z_]+)/g)].map((m) => m[1]!);
   app.route({
     method: spec.method,
     url: spec.url,
-    config: { auth: spec.auth ?? 'user', limited: spec.rateLimit !== false, params: spec.params },
+    config: { auth: spec.auth ?? 'user', limited: spec.rateLimit !== false, params: spec.params, files: spec.files },
     handler: async (request, reply) => {
       const fields = fieldsOf(request);
       for (const name of pathNames) fields[name] = (request.params as Record<string, string>)[name];
+      compiled ??= compileParams(spec.params ?? { properties: {} });
       const { params, ignored } = parseParams<P>(compiled, fields);
-      const meta: RequestMeta = {
-        actorId: request.user?.id ?? null,
-        realmId: request.realmRow?.id ?? 1,
-        client: clientName(request),
-        requestId: request.id ?? randomUUID(),
-        now: new Date(),
-      };
+      const meta = requestMeta(request);
       if ((spec.auth ?? 'user') === 'user' && !request.user) throw errors.unauthorized();
       const result = await spec.handler({
         params,
@@ -76,6 +78,7 @@ export function defineRoute<P = Record<string, unknown>>(app: FastifyInstance, s
         user: request.user!,
         realm: request.realmRow!,
         meta,
+        ignored,
       });
       if (reply.sent) return reply;
       const body: Record<string, unknown> = { result: 'success', msg: '', ...(result ?? {}) };
@@ -83,6 +86,17 @@ export function defineRoute<P = Record<string, unknown>>(app: FastifyInstance, s
       return body;
     },
   });
+}
+
+/** Who acts, where and when, for the commands a request runs. */
+export function requestMeta(request: FastifyRequest): RequestMeta {
+  return {
+    actorId: request.user?.id ?? null,
+    realmId: request.realmRow?.id ?? 1,
+    client: clientName(request),
+    requestId: request.id ?? randomUUID(),
+    now: new Date(),
+  };
 }
 
 function clientName(request: FastifyRequest): string {

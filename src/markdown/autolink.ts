@@ -12,13 +12,27 @@ const tldList = createRequire(import.meta.url)('tlds') as string[];
 // File-name extensions that are also TLDs link far more often by accident than on purpose.
 const falsePositiveTlds = new Set(['java', 'md', 'mov', 'py', 'zip']);
 const tlds = new Set(tldList.filter((tld) => !falsePositiveTlds.has(tld)));
+const longestTld = Math.max(...[...tlds].map((tld) => tld.length));
 
 const startAfter = new Set([`'`, '"', '(', ',', ':', '<']);
 const trailing = new Set(['!', ':', ';', '?', ')', ',', '.', "'", '"', '>']);
 const maxParenDepth = 7;
 
-const isWhitespace = (c: string | undefined): boolean => c !== undefined && /\s/u.test(c);
-const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}_]/u.test(c);
+const otherWhitespace = /\s/u;
+// ASCII first: the regex only for the rest (its \s includes Unicode spaces).
+function isWhitespace(c: string | undefined): boolean {
+  if (c === undefined) return false;
+  const code = c.charCodeAt(0);
+  if (code < 128) return code === 32 || (code >= 9 && code <= 13);
+  return otherWhitespace.test(c);
+}
+const otherWordChar = /[\p{L}\p{N}_]/u;
+function isWordChar(c: string | undefined): boolean {
+  if (c === undefined) return false;
+  const code = c.charCodeAt(0);
+  if (code < 128) return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+  return otherWordChar.test(c);
+}
 const isHostChar = (c: string | undefined): boolean => c !== undefined && (isWordChar(c) || c === '.' || c === ':' || c === '@' || c === '-');
 const isDomainChar = (c: string | undefined): boolean => c !== undefined && (isWordChar(c) || c === '-');
 const isPathChar = (c: string | undefined): boolean => c !== undefined && !isWhitespace(c) && c !== '(' && c !== ')' && c !== '"';
@@ -74,10 +88,13 @@ function endWithOptionalPath(text: string, hostEnd: number): number | undefined 
   return mayEndAt(text, hostEnd) ? hostEnd : undefined;
 }
 
+const scheme = /https?:\/\//iy;
+const emailAddress = /[\p{L}\p{N}_.-]+@[\p{L}\p{N}_.-]+\.[\p{L}\p{N}_]+/uy;
+
 function matchProtocolUrl(text: string, i: number): number | undefined {
-  const scheme = /^https?:\/\//i.exec(text.slice(i, i + 8));
-  if (!scheme) return undefined;
-  const hostStart = i + scheme[0].length;
+  scheme.lastIndex = i;
+  if (!scheme.test(text)) return undefined;
+  const hostStart = scheme.lastIndex;
   for (let hostEnd = hostStart + 1; hostEnd <= text.length && isHostChar(text[hostEnd - 1]); hostEnd++) {
     const end = endWithOptionalPath(text, hostEnd);
     if (end !== undefined) return end;
@@ -88,21 +105,22 @@ function matchProtocolUrl(text: string, i: number): number | undefined {
 function matchDomain(text: string, i: number): number | undefined {
   // Labels separated by dots; the last label must be a TLD. Longer domains are tried first.
   let j = i;
-  const dots: number[] = [];
+  let dots: number[] | undefined;
   for (;;) {
     const labelStart = j;
     while (isDomainChar(text[j])) j++;
     if (j === labelStart) break;
     if (text[j] !== '.') break;
-    dots.push(j);
+    (dots ??= []).push(j);
     j++;
   }
+  if (!dots) return undefined;
   for (let d = dots.length - 1; d >= 0; d--) {
     const tldStart = (dots[d] ?? 0) + 1;
     let tldEnd = tldStart;
     while (isDomainChar(text[tldEnd])) tldEnd++;
     // Like a regex alternation, a TLD may also be a prefix of the label ("co" in "com").
-    for (let end = tldEnd; end > tldStart; end--) {
+    for (let end = Math.min(tldEnd, tldStart + longestTld); end > tldStart; end--) {
       if (!tlds.has(text.slice(tldStart, end).toLowerCase())) continue;
       const linkEnd = endWithOptionalPath(text, end);
       if (linkEnd !== undefined) return linkEnd;
@@ -112,10 +130,10 @@ function matchDomain(text: string, i: number): number | undefined {
 }
 
 function matchEmail(text: string, i: number): number | undefined {
-  const match = /^[\p{L}\p{N}_.-]+@[\p{L}\p{N}_.-]+\.[\p{L}\p{N}_]+/u.exec(text.slice(i));
-  if (!match) return undefined;
+  emailAddress.lastIndex = i;
+  if (!emailAddress.test(text)) return undefined;
   // Backtrack like a regex would: the address may end early, before trailing punctuation.
-  for (let end = i + match[0].length; end > i; end--) {
+  for (let end = emailAddress.lastIndex; end > i; end--) {
     const candidate = text.slice(i, end);
     if (/^[\p{L}\p{N}_.-]+@[\p{L}\p{N}_.-]+\.[\p{L}\p{N}_]+$/u.test(candidate) && mayEndAt(text, end)) return end;
   }
@@ -124,14 +142,20 @@ function matchEmail(text: string, i: number): number | undefined {
 
 export function findUrls(text: string): FoundUrl[] {
   const found: FoundUrl[] = [];
+  // Each kind of link needs a character that most text lacks: a protocol URL starts with "h", a domain holds a
+  // dot and an address an "@". Those without it are not tried.
+  const hasDot = text.includes('.');
+  const hasAt = text.includes('@');
+  if (!hasDot && !hasAt && !/https?:\/\//i.test(text)) return found;
   let i = 0;
   while (i < text.length) {
     if (!mayStartAt(text, i) || isWhitespace(text[i])) {
       i++;
       continue;
     }
-    const protocolEnd = matchProtocolUrl(text, i);
-    const end = protocolEnd ?? matchDomain(text, i) ?? matchEmail(text, i);
+    const first = text.charCodeAt(i) | 0x20;
+    const protocolEnd = first === 0x68 /* h */ ? matchProtocolUrl(text, i) : undefined;
+    const end = protocolEnd ?? (hasDot ? matchDomain(text, i) : undefined) ?? (hasAt ? matchEmail(text, i) : undefined);
     if (end === undefined) {
       i++;
       continue;

@@ -8,7 +8,8 @@ export function renderChannelLink(atom: string, state: RenderState): MdNode[] {
   const separator = body.indexOf('>');
   const channelName = separator === -1 ? body : body.slice(0, separator);
   const channel = state.ctx.channelByName(channelName);
-  if (!channel) return [text('#'), { type: 'strong', children: [text(body)] }];
+  // Unknown: the markers stay text, for the emphasis patterns to read.
+  if (!channel) return [text(atom)];
   const channelUrl = channelNarrowUrl(channel);
   if (separator === -1) {
     return [element('a', { className: ['stream'], dataStreamId: String(channel.id), href: channelUrl }, [text(`#${channel.name}`)])];

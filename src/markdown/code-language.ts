@@ -8,3 +8,9 @@ const byAlias = new Map<string, string>(Object.entries(pygmentsLexerNames));
 export function canonicalLanguageName(lang: string): string {
   return byAlias.get(lang.toLowerCase()) ?? lang;
 }
+
+/** Whether Pygments has a lexer for `lang` that does more than pass the text through. */
+export function highlightable(lang: string): boolean {
+  const name = byAlias.get(lang.toLowerCase());
+  return name !== undefined && name !== 'Text only';
+}

@@ -1,8 +1,7 @@
-// micromark matches `*` and `~~` delimiter runs by splicing its event list once per match, so a paragraph made
+// micromark matches `~~` delimiter runs by splicing its event list once per match, so a paragraph made
 // of thousands of runs costs time quadratic in its length. These wrappers count the runs of each text chunk
 // (paragraph, heading, cell, link label) before matching and refuse the message past a bound no real message
 // comes near, which keeps that cost linear in the message.
-import { attention } from 'micromark-core-commonmark';
 import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
 import type { Construct, Extension, Resolver, Token } from 'micromark-util-types';
 import { MarkdownRenderingError } from './limits.js';
@@ -26,16 +25,6 @@ function boundedConstruct(construct: Construct, name: string, sequenceType: stri
   if (!construct.resolveAll) throw new Error(`${construct.name ?? 'construct'} has no resolveAll`);
   return { ...construct, name, resolveAll: bounded(construct.resolveAll, sequenceType) };
 }
-
-// Renamed: disabling the core construct by name must not disable this one.
-const emphasis = boundedConstruct(attention, 'zulipEmphasis', 'attentionSequence');
-
-/** `*` emphasis (Zulip's `_` never emphasizes; see syntax.ts), bounded. */
-export const boundedEmphasis: Extension = {
-  disable: { null: ['attention'] },
-  text: { 42: emphasis },
-  insideSpan: { null: [emphasis] },
-};
 
 /**
  * Zulip pairs `~~` runs the way its pattern `~~([^~\n]+?)~~` reads, not by GFM's flanking rules: a run of exactly

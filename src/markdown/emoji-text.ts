@@ -3,7 +3,7 @@
 import { ZULIP_EMOJI_IMAGE_PATH, ZULIP_EXTRA_EMOJI } from '../emoji/catalogue.js';
 import { emojiByName, emojiNamePattern, emojiOfEmoticon, emojiOfSequence, emojiSequencePattern, emoticonPattern, type UnicodeEmoji } from './emoji.js';
 import type { RenderState } from './state.js';
-import { element, text, type MdNode, type TextMatch } from './tree.js';
+import { element, text, type MdNode, type TextEdges, type TextMatch } from './tree.js';
 
 function unicodeEmojiNode(emoji: UnicodeEmoji): MdNode {
   const label = emoji.name.replace(/_/g, ' ');
@@ -21,7 +21,15 @@ function emojiNodeForName(name: string, state: RenderState): MdNode | undefined 
   return unicode ? unicodeEmojiNode(unicode) : undefined;
 }
 
-export function findEmoji(value: string, state: RenderState): TextMatch[] {
+const nonAscii = /[^\x00-\x7f]/;
+
+// Stands for an element next to the text: the real server matches emoticons last, on text where every other
+// inline element is already a placeholder, which is neither whitespace nor punctuation.
+const elementStandIn = '\uFFFC';
+
+const noEdges: TextEdges = { elementBefore: false, elementAfter: false };
+
+export function findEmoji(value: string, state: RenderState, edges: TextEdges = noEdges): TextMatch[] {
   const matches: TextMatch[] = [];
   // Text a pass has taken, matched or not: later passes do not look inside it.
   let taken: Uint8Array | undefined;
@@ -29,22 +37,28 @@ export function findEmoji(value: string, state: RenderState): TextMatch[] {
   const isFree = (start: number, end: number) => taken === undefined || taken.subarray(start, end).every((b) => b === 0);
 
   // An unknown `:name:` is taken as it is, closing colon included (":nope:smile:" stays text).
-  for (const match of value.matchAll(emojiNamePattern)) {
+  const names = value.includes(':') ? value.matchAll(emojiNamePattern) : [];
+  for (const match of names) {
     const span = { start: match.index, end: match.index + match[0].length };
     take(span.start, span.end);
     const node = emojiNodeForName(match[1] ?? '', state);
     if (node) matches.push({ ...span, nodes: [node] });
   }
   if (state.ctx.translateEmoticons) {
-    for (const match of value.matchAll(emoticonPattern)) {
-      const span = { start: match.index, end: match.index + match[0].length };
+    // An emoticon needs whitespace, punctuation or the text's edge on both sides, and an element is none.
+    const offset = edges.elementBefore ? 1 : 0;
+    const framed = (edges.elementBefore ? elementStandIn : '') + value + (edges.elementAfter ? elementStandIn : '');
+    for (const match of framed.matchAll(emoticonPattern)) {
+      const span = { start: match.index - offset, end: match.index - offset + match[0].length };
       const emoji = emojiOfEmoticon(match[0]);
       if (!emoji || !isFree(span.start, span.end)) continue;
       take(span.start, span.end);
       matches.push({ ...span, nodes: [unicodeEmojiNode(emoji)] });
     }
   }
-  for (const match of value.matchAll(emojiSequencePattern)) {
+  // ASCII text holds no emoji: its only \p{Emoji} characters (digits, # and *) are text on their own.
+  const sequences = nonAscii.test(value) ? value.matchAll(emojiSequencePattern) : [];
+  for (const match of sequences) {
     const span = { start: match.index, end: match.index + match[0].length };
     if (!isFree(span.start, span.end)) continue;
     const emoji = emojiOfSequence(match[0]);

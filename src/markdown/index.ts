@@ -10,16 +10,10 @@ export type {
 } from './types.js';
 export { renderMarkdown } from './render.js';
 export { renderTopicLinks } from './linkifiers.js';
+import { contextFromSnapshot, emptySnapshot } from './context-snapshot.js';
 import type { RenderContext } from './types.js';
 
 /** No users, groups, channels, linkifiers or custom emoji: for tests and POST /messages/render without data. */
-export const emptyRenderContext = (realmUrl: string): RenderContext => ({
-  realmUrl,
-  userByName: () => [],
-  userById: () => undefined,
-  groupByName: () => undefined,
-  channelByName: () => undefined,
-  linkifiers: [],
-  customEmojiByName: () => undefined,
-});
+export const emptyRenderContext = (realmUrl: string): RenderContext => contextFromSnapshot(emptySnapshot(realmUrl));
 export { MarkdownRenderingError } from './limits.js';
+export { renderMarkdownAsync } from './render-pool.js';

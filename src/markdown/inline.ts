@@ -1,8 +1,9 @@
 // Zulip's inline transforms on the parsed tree, in order: atoms (mentions, channel links, math, times),
-// bare URLs, realm linkifiers, emoji, then hard line breaks for every newline.
+// bare URLs, realm linkifiers, `*` emphasis, emoji, then hard line breaks for every newline.
 import { findUrls } from './autolink.js';
 import { renderChannelLink } from './channel-links.js';
 import { findEmoji } from './emoji-text.js';
+import { applyEmphasis } from './emphasis.js';
 import { findLinkifierMatches } from './linkifiers.js';
 import { renderInlineMath } from './math.js';
 import { renderMention } from './mentions.js';
@@ -37,7 +38,7 @@ function renderAtom(atom: string, state: RenderState): MdNode[] {
     case '$':
       return renderInlineMath(atom);
     case '<':
-      return renderGlobalTime(atom);
+      return renderGlobalTime(atom, state.ctx.now);
     default:
       return [text(atom)];
   }
@@ -58,9 +59,11 @@ export function applyInlineTransforms(tree: MdNode, state: RenderState): void {
       ),
     );
   }
-  replaceInText(tree, insideCode, (value) => findEmoji(value, state));
+  applyEmphasis(tree);
+  replaceInText(tree, insideCode, (value, edges) => findEmoji(value, state, edges));
   replaceInText(tree, insideCode, (value) => {
     const breaks: TextMatch[] = [];
+    if (!value.includes('\n')) return breaks;
     // A <br> element rather than an mdast break: remark-rehype strips the spaces after a break, Zulip keeps them.
     for (const match of value.matchAll(/\n/g)) breaks.push({ start: match.index, end: match.index + 1, nodes: [element('br', {}), text('\n')] });
     return breaks;

@@ -27,7 +27,18 @@ const whole = 'zulipLinkifierMatch0';
 // not run on into a word character. RE2 has no lookaround, so the compiled pattern consumes the characters
 // around the match and the search resumes where the user's part ended. A pattern RE2 refuses (possible only
 // for linkifiers stored before patterns were checked with RE2) never matches.
+// The same realm's linkifier objects come back render after render: looked up by identity first.
+const compiledByObject = new WeakMap<Linkifier, CompiledLinkifier | null>();
+
 function compile(linkifier: Linkifier): CompiledLinkifier | null {
+  const known = compiledByObject.get(linkifier);
+  if (known !== undefined) return known;
+  const result = compileByText(linkifier);
+  compiledByObject.set(linkifier, result);
+  return result;
+}
+
+function compileByText(linkifier: Linkifier): CompiledLinkifier | null {
   const key = `${linkifier.pattern}\u0000${linkifier.urlTemplate}`;
   const cached = compiled.get(key);
   if (cached !== undefined) return cached;

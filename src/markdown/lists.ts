@@ -33,6 +33,8 @@ const hangingItem = /^ *([*+-]|\d\.) +/;
 /** A marker CommonMark takes for an item and the real server does not: `1)`, or a marker alone on its line. */
 const foreignItem = /^( *)(\d{1,9}\)(?: |$)|(?:[*+-]|\d{1,9}\.)$)/;
 const fenceOpen = /^ *(`{3,}|~{3,})[^`~]*$/;
+const quoteLine = /^ {0,3}>/;
+const quoteMarker = /^ {0,3}> ?/;
 
 function expandLeadingTabs(line: string): string {
   if (!line.startsWith('\t') && !/^ *\t/.test(line)) return line;
@@ -44,11 +46,23 @@ function expandLeadingTabs(line: string): string {
 
 const indentOf = (line: string): number => line.length - line.trimStart().length;
 
-/** Escapes a list marker so that CommonMark reads the line as text. */
+/**
+ * Put before a list marker so that CommonMark reads the line as text; taken out of the parsed text again
+ * (withoutMarkerGuards). Not a backslash: Zulip has no backslash escapes, so micromark's are off.
+ */
+export const MARKER_GUARD = '\uE000';
+
+/** Guards a list marker so that CommonMark reads the line as text. */
 function escapeMarker(content: string): string {
   const m = /^(\d+)([.)])/.exec(content);
-  if (m) return `${m[1]}\\${content.slice(m[1]!.length)}`;
-  return /^[*+-]/.test(content) ? `\\${content}` : content;
+  if (m) return `${m[1]}${MARKER_GUARD}${content.slice(m[1]!.length)}`;
+  return /^[*+-]/.test(content) ? `${MARKER_GUARD}${content}` : content;
+}
+
+/** Takes the marker guards out of the parsed tree's text. */
+export function withoutMarkerGuards(node: MdNode): void {
+  if (node.type === 'text' && node.value?.includes(MARKER_GUARD)) node.value = node.value.replaceAll(MARKER_GUARD, '');
+  for (const child of node.children ?? []) withoutMarkerGuards(child);
 }
 
 export interface NormalizedLists {
@@ -58,10 +72,10 @@ export interface NormalizedLists {
 }
 
 /** Rewrites `source` so that CommonMark parses its lists into the tree the real server builds. */
-export function normalizeLists(source: string): NormalizedLists {
+export function normalizeLists(source: string, insideQuote = false): NormalizedLists {
   const listStarts = new Map<number, number>();
-  // Nothing to do without a line that starts with a list marker.
-  if (!/^[ \t]*(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/m.test(source)) return { source, listStarts };
+  // Nothing to do without a line that starts with a list marker, in a quote or not.
+  if (!/^[ \t]*(?:>[ \t]*)*(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)/m.test(source)) return { source, listStarts };
   const out: string[] = [];
   const open: OpenItem[] = [];
   let fence: { marker: string; shift: number } | undefined;
@@ -73,7 +87,9 @@ export function normalizeLists(source: string): NormalizedLists {
 
   const reindent = (line: string, indent: number): string => ' '.repeat(Math.max(0, indent)) + line.trimStart();
 
-  for (const raw of source.split('\n')) {
+  const lines = source.split('\n');
+  for (let index = 0; index < lines.length; index++) {
+    const raw = lines[index]!;
     const line = expandLeadingTabs(raw);
     const n = indentOf(line);
     if (fence) {
@@ -100,8 +116,24 @@ export function normalizeLists(source: string): NormalizedLists {
       continue;
     }
 
-    // The real server puts a blank line before an item that hangs off text or off an item of the other kind.
-    const hanging = hangingItem.exec(line);
+    if (open.length === 0 && quoteLine.test(line)) {
+      // A quote's lines, markers taken off, are a document of their own for the same list rules (the real
+      // server's quote processor parses them with the same block processors), prefixed again after.
+      let end = index;
+      while (end < lines.length && quoteLine.test(expandLeadingTabs(lines[end]!))) end++;
+      const inner = lines.slice(index, end).map((quoted) => expandLeadingTabs(quoted).replace(quoteMarker, ''));
+      const nested = normalizeLists(inner.join('\n'), true);
+      for (const [at, start] of nested.listStarts) listStarts.set(out.length + at, start);
+      for (const innerLine of nested.source.split('\n')) out.push(innerLine === '' ? '>' : `> ${innerLine}`);
+      previous = lines[end - 1];
+      previousBlank = false;
+      index = end - 1;
+      continue;
+    }
+
+    // The real server puts a blank line before an item that hangs off text or off an item of the other kind,
+    // as a pass over the message's lines: lines of a > quote start with ">", so there it puts none.
+    const hanging = insideQuote ? null : hangingItem.exec(line);
     if (hanging && previous !== undefined && !previousBlank) {
       const before = hangingItem.exec(previous);
       if (!before || (before[1]!.length === 1) !== (hanging[1]!.length === 1)) {
@@ -155,6 +187,8 @@ export function normalizeLists(source: string): NormalizedLists {
     // Not an item: text, a fence or another block. `relative` is its indentation within the item it belongs to.
     let indent = n;
     let relative = n;
+    // A fence at the line's start is a block of the message itself: the real server takes fences out first.
+    if (n === 0 && fenceOpen.test(line)) open.length = 0;
     if (open.length > 0) {
       if (previousBlank && n <= 1) {
         open.length = 0;
@@ -198,8 +232,9 @@ export function restoreListStarts(node: MdNode, listStarts: ReadonlyMap<number, 
   if (node.type === 'list' && node.ordered && line !== undefined && listStarts.has(line - 1)) node.start = listStarts.get(line - 1)!;
 }
 
+// A line of nothing but quote markers is a blank line inside the quote.
 const blankBetween = (source: string, from: number | undefined, to: number | undefined): boolean =>
-  from !== undefined && to !== undefined && /\n[ \t]*\n/.test(source.slice(from, to));
+  from !== undefined && to !== undefined && /\n[ \t>]*\n/.test(source.slice(from, to));
 
 /**
  * Python-Markdown wraps an item's text in <p> item by item, not list by list: an item next to a blank line that

@@ -6,7 +6,7 @@ import type { MentionableUser } from './types.js';
 
 const channelWildcards = new Set(['all', 'everyone', 'channel', 'stream']);
 
-/** Renders an `@…` atom; unknown names fall back to the Markdown the atom would otherwise have been. */
+/** Renders an `@…` atom; unknown names fall back to text. */
 export function renderMention(atom: string, state: RenderState): MdNode[] {
   const silent = atom.startsWith('@_');
   const marks = atom.slice(silent ? 2 : 1);
@@ -14,7 +14,8 @@ export function renderMention(atom: string, state: RenderState): MdNode[] {
   const body = isUser ? marks.slice(2, -2) : marks.slice(1, -1);
   const rendered = isUser ? userMention(body, silent, state) : groupMention(body, silent, state);
   if (rendered) return [rendered];
-  return [text(silent ? '@_' : '@'), { type: isUser ? 'strong' : 'emphasis', children: [text(body)] }];
+  // The markers stay text, for the emphasis patterns to read as the real server's do.
+  return [text(atom)];
 }
 
 function userMention(body: string, silent: boolean, state: RenderState): MdNode | undefined {

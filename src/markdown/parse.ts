@@ -2,26 +2,39 @@
 import { gfmStrikethroughFromMarkdown } from 'mdast-util-gfm-strikethrough';
 import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
 import { gfmTable } from 'micromark-extension-gfm-table';
+import { combineExtensions } from 'micromark-util-combine-extensions';
 import remarkParse from 'remark-parse';
 import { unified, type Processor } from 'unified';
 import type { Root } from 'mdast';
-import { boundedEmphasis, boundedStrikethrough } from './delimiter-runs.js';
+import './linear-edit-map.js';
+import { boundedStrikethrough } from './delimiter-runs.js';
 import { containerDepthBound, MarkdownRenderingError, MAX_CONTAINER_DEPTH, MAX_TREE_DEPTH, treeDepth } from './limits.js';
 import { pairFencesLikeZulip } from './fences.js';
+import { silenceQuotedMentions } from './quote-mentions.js';
 import { keepLineWhitespace } from './line-whitespace.js';
-import { normalizeLists, restoreListStarts, settleItemParagraphs } from './lists.js';
+import { MARKER_GUARD, normalizeLists, restoreListStarts, settleItemParagraphs, withoutMarkerGuards } from './lists.js';
 import { zulipFromMarkdown, zulipMicromark } from './syntax.js';
 import { rewrite, text, type MdNode } from './tree.js';
 import { safeHref } from './urls.js';
 
+// Combined once: micromark combines the extensions it is given on every parse, which for four extensions was a
+// tenth of a typical message's rendering time. Combining them ahead gives the same construct lists (each
+// extension's constructs go before the earlier ones, or after with `add: 'after'`, either way).
+const zulipSyntax = combineExtensions([boundedStrikethrough(), gfmTable(), zulipMicromark]);
+const zulipSyntaxWithoutTables = combineExtensions([boundedStrikethrough(), zulipMicromark]);
+
 /** unified plugin: Zulip's syntax extensions for remark-parse. */
-export function remarkZulipSyntax(this: Processor): void {
+export function remarkZulipSyntax(this: Processor, options: { tables?: boolean } = {}): void {
   const data = this.data();
-  (data.micromarkExtensions ??= []).push(boundedStrikethrough(), gfmTable(), zulipMicromark, boundedEmphasis);
+  (data.micromarkExtensions ??= []).push(options.tables === false ? zulipSyntaxWithoutTables : zulipSyntax);
   (data.fromMarkdownExtensions ??= []).push(gfmStrikethroughFromMarkdown(), gfmTableFromMarkdown(), zulipFromMarkdown);
 }
 
 const parser = unified().use(remarkParse).use(remarkZulipSyntax).freeze();
+// The table construct is tried at the start of every line; most messages cannot hold a table at all.
+const parserWithoutTables = unified().use(remarkParse).use(remarkZulipSyntax, { tables: false }).freeze();
+/** A table's delimiter row has a `|`, or a `:` against a `-` (":-", "-:"): without both, no line starts one. */
+const mayHoldTable = (source: string): boolean => source.includes('|') || source.includes(':-') || source.includes('-:');
 
 const sourceOf = (node: MdNode, source: string): string | undefined => {
   const start = node.position?.start.offset;
@@ -29,7 +42,6 @@ const sourceOf = (node: MdNode, source: string): string | undefined => {
   return start === undefined || end === undefined ? undefined : source.slice(start, end);
 };
 
-const emphasisMarkers: Record<string, string> = { strong: '**', emphasis: '*', delete: '~~' };
 
 function containsLineBreak(node: MdNode): boolean {
   if (node.type === 'text') return (node.value ?? '').includes('\n');
@@ -41,8 +53,8 @@ export function parseMarkdown(original: string): MdNode {
   // Checked before parsing: micromark's work per line grows with the containers open on it.
   if (containerDepthBound(original) > MAX_CONTAINER_DEPTH) throw new MarkdownRenderingError();
   // Positions in the tree refer to this rewritten text.
-  const { source, listStarts } = normalizeLists(pairFencesLikeZulip(original));
-  const tree = parser.parse(source) as Root as unknown as MdNode;
+  const { source, listStarts } = normalizeLists(pairFencesLikeZulip(silenceQuotedMentions(original)));
+  const tree = (mayHoldTable(source) ? parser : parserWithoutTables).parse(source) as Root as unknown as MdNode;
   // Checked before anything walks the tree recursively (inline nesting such as emphasis runs counts too).
   if (treeDepth(tree) > MAX_TREE_DEPTH) throw new MarkdownRenderingError();
   fixSourceDependent(tree, source);
@@ -50,6 +62,7 @@ export function parseMarkdown(original: string): MdNode {
   restoreListStarts(tree, listStarts);
   settleItemParagraphs(tree, source);
   keepLineWhitespace(tree, source);
+  if (source.includes(MARKER_GUARD)) withoutMarkerGuards(tree);
   return tree;
 }
 
@@ -104,22 +117,25 @@ function stripBackticks(raw: string): string {
   return raw.slice(start, end);
 }
 
-/** `***foo***` is strong around emphasis in Zulip (CommonMark nests them the other way round). */
-function strongOutside(node: MdNode, source: string): void {
-  const inner = node.children?.length === 1 ? node.children[0] : undefined;
-  const raw = sourceOf(node, source);
-  if (inner?.type !== 'strong' || raw === undefined || !raw.startsWith('***') || !raw.endsWith('***')) return;
-  node.type = 'strong';
-  inner.type = 'emphasis';
+/** Inline code nodes inside list items. */
+function codeInItems(node: MdNode, inItem = false, out = new Set<MdNode>()): Set<MdNode> {
+  if (inItem && node.type === 'inlineCode') out.add(node);
+  for (const child of node.children ?? []) codeInItems(child, inItem || node.type === 'listItem', out);
+  return out;
 }
 
 function fixSourceDependent(tree: MdNode, source: string): void {
+  const inItems = source.includes('`') ? codeInItems(tree) : new Set<MdNode>();
   rewrite(tree, (node) => {
     switch (node.type) {
       case 'inlineCode': {
-        // Zulip keeps the spaces inside backticks ("`` a ``" is " a ").
+        // Zulip keeps what is between the backticks as typed: spaces ("`` a ``" is " a ") and line breaks, less
+        // the quote markers of the lines it runs over.
         const raw = sourceOf(node, source);
-        if (raw !== undefined && !raw.includes('\n')) node.value = stripBackticks(raw);
+        // (In a list item the rewritten source has the item's lines moved: there the parsed value stands.)
+        if (raw !== undefined && !(raw.includes('\n') && inItems.has(node))) {
+          node.value = stripBackticks(raw.includes('\n') ? raw.replace(/\n {0,3}(?:> ?)+/g, '\n') : raw);
+        }
         return [node];
       }
       case 'link':
@@ -131,17 +147,11 @@ function fixSourceDependent(tree: MdNode, source: string): void {
         }
         return undefined;
       }
-      case 'strong':
-      case 'emphasis':
       case 'delete': {
-        // Emphasis never spans lines in Zulip: the markers stay as typed.
-        if (!containsLineBreak(node)) {
-          if (node.type === 'emphasis') strongOutside(node, source);
-          return undefined;
-        }
-        const marker = emphasisMarkers[node.type] ?? '';
+        // Strikethrough never spans lines in Zulip: the markers stay as typed. (`*` emphasis is emphasis.ts's.)
+        if (!containsLineBreak(node)) return undefined;
         fixSourceDependent(node, source);
-        return [text(marker), ...(node.children ?? []), text(marker)];
+        return [text('~~'), ...(node.children ?? []), text('~~')];
       }
       default:
         return undefined;

@@ -6,7 +6,10 @@ import { unified, type Processor } from 'unified';
 import type { Root } from 'mdast';
 import type { VFile } from 'vfile';
 import { parseWithBlocks } from './blocks.js';
+import { placeCodeBlocks, type CodeBlockSite } from './code-highlight.js';
 import { applyInlineTransforms } from './inline.js';
+import { zulipElementToHast } from './element-to-hast.js';
+import { inlineCodeToHast } from './inline-code.js';
 import { listItemToHast } from './lists.js';
 import { rehypeZulipLayout } from './layout.js';
 import { addImagePreviews, finishLinks } from './previews.js';
@@ -25,7 +28,8 @@ declare module 'vfile' {
 
 function remarkZulipParser(this: Processor): void {
   this.parser = (document: string, file: VFile) => {
-    const tree = parseWithBlocks(document, renderStateOf(file).budget);
+    const state = renderStateOf(file);
+    const tree = parseWithBlocks(document, { budget: state.budget, codeBlocks: state.codeBlocks, defaultLanguage: state.ctx.defaultCodeBlockLanguage || undefined });
     // Each parsed document is bounded; quotes inside quotes add up, so the whole is checked again.
     if (treeDepth(tree) > MAX_TREE_DEPTH) throw new MarkdownRenderingError();
     return tree as unknown as Root;
@@ -52,25 +56,39 @@ function remarkZulipTransforms() {
 const processor = unified()
   .use(remarkZulipParser)
   .use(remarkZulipTransforms)
-  .use(remarkRehype, { handlers: { ...trustedFragmentHandlers, listItem: listItemToHast } })
+  .use(remarkRehype, {
+    handlers: { ...trustedFragmentHandlers, listItem: listItemToHast, inlineCode: inlineCodeToHast, zulipElement: zulipElementToHast, zulipContainer: zulipElementToHast },
+  })
   .use(rehypeSanitizeKeepingTrusted)
   .use(rehypeZulipLayout)
   // Raw nodes reaching the serializer are trusted fragments only: the sanitizer removes every other one.
   .use(rehypeStringify, { ...zulipHtmlOptions, allowDangerousHtml: true })
   .freeze();
 
+/** A render and the code blocks in it that Pygments can highlight (see code-highlight.ts). */
+export interface RenderOutput {
+  result: RenderResult;
+  codeBlocks: CodeBlockSite[];
+}
+
 /** Throws MarkdownRenderingError (400 "Unable to render message") for what it cannot render within its bounds. */
 export function renderMarkdown(content: string, ctx: RenderContext): RenderResult {
+  return renderMarkdownWithCodeBlocks(content, ctx).result;
+}
+
+/** renderMarkdown, also saying where the code blocks to highlight are. */
+export function renderMarkdownWithCodeBlocks(content: string, ctx: RenderContext): RenderOutput {
   const state = newRenderState(ctx, newRenderBudget(content));
-  let html: string;
+  let placed: ReturnType<typeof placeCodeBlocks>;
   try {
-    html = escapeTextLikeZulip(String(processor.processSync({ value: content, data: { zulipRenderState: state } })));
+    const html = escapeTextLikeZulip(String(processor.processSync({ value: content, data: { zulipRenderState: state } })));
+    placed = placeCodeBlocks(html, state.codeBlocks);
   } catch (error) {
     // As on the real server, a renderer failure refuses the message instead of failing the request.
     throw error instanceof MarkdownRenderingError ? error : new MarkdownRenderingError(error);
   }
-  return {
-    html,
+  const result: RenderResult = {
+    html: placed.html,
     mentionedUserIds: [...state.mentionedUserIds],
     mentionedGroupIds: [...state.mentionedGroupIds],
     streamWildcard: state.streamWildcard,
@@ -81,4 +99,5 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
     isMeMessage: content.startsWith('/me '),
     linkedUploadPaths: [...state.uploadPaths],
   };
+  return { result, codeBlocks: placed.sites };
 }

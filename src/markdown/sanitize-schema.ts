@@ -64,3 +64,24 @@ export const zulipSanitizeSchema: SanitizeSchema = {
   },
   required: {},
 };
+
+// Pygments' short token class names (pygments.token.STANDARD_TYPES, 2.20.0), and `hll` for a line marked with
+// hl_lines: what real clients' stylesheets colour.
+const pygmentsTokenClasses = [
+  'bp', 'c', 'c1', 'ch', 'cm', 'cp', 'cpf', 'cs', 'dl', 'err', 'esc', 'fm', 'g', 'gd', 'ge', 'ges', 'gh', 'gi', 'go',
+  'gp', 'gr', 'gs', 'gt', 'gu', 'il', 'k', 'kc', 'kd', 'kn', 'kp', 'kr', 'kt', 'l', 'ld', 'm', 'mb', 'mf', 'mh', 'mi',
+  'mo', 'n', 'na', 'nb', 'nc', 'nd', 'ne', 'nf', 'ni', 'nl', 'nn', 'no', 'nt', 'nv', 'nx', 'o', 'ow', 'p', 'pm', 'py',
+  's', 's1', 's2', 'sa', 'sb', 'sc', 'sd', 'se', 'sh', 'si', 'sr', 'ss', 'sx', 'vc', 'vg', 'vi', 'vm', 'w', 'x', 'hll',
+];
+
+/** The content of a highlighted `div.codehilite pre code`: text and token spans, nothing else. */
+export const pygmentsCodeSchema: SanitizeSchema = {
+  strip: ['script', 'style'],
+  clobberPrefix: '',
+  clobber: [],
+  ancestors: {},
+  tagNames: ['span'],
+  attributes: { span: [['className', ...pygmentsTokenClasses]] },
+  protocols: {},
+  required: {},
+};

@@ -1,4 +1,5 @@
 // What one render learns about the message while transforming it.
+import type { PendingCodeBlock } from './code-highlight.js';
 import type { RenderBudget } from './limits.js';
 import type { RenderContext } from './types.js';
 
@@ -13,6 +14,7 @@ export interface RenderState {
   hasImage: boolean;
   hasAttachment: boolean;
   uploadPaths: Set<string>;
+  codeBlocks: PendingCodeBlock[];
 }
 
 export function newRenderState(ctx: RenderContext, budget: RenderBudget): RenderState {
@@ -27,5 +29,6 @@ export function newRenderState(ctx: RenderContext, budget: RenderBudget): Render
     hasImage: false,
     hasAttachment: false,
     uploadPaths: new Set(),
+    codeBlocks: [],
   };
 }

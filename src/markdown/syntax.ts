@@ -2,8 +2,9 @@
 //
 // Zulip differs from CommonMark in ways best handled while tokenizing:
 // - raw HTML, `<autolinks>`, reference definitions and setext headings do not exist (the text stays text);
-// - `_` never makes emphasis (snake_case stays intact);
-// - a code fence's opening line must be a fence, an optional language and an optional header without
+// - `_` never makes emphasis (snake_case stays intact), and `*` emphasis is not CommonMark's: micromark's is
+//   switched off and emphasis.ts applies the real server's patterns to the text;
+// - a code fence starts at a line's first character, and its opening line must be a fence, an optional language and an optional header without
 //   fence characters (so "``` one ```" is inline code and "~~~~x: y~~~~" is a paragraph);
 // - mentions (`@**Name**`, `@_*group*`), channel links (`#**channel>topic**`), inline math (`$$x$$`) and
 //   global times (`<time:…>`) are atoms that Markdown inside them must not break apart.
@@ -301,13 +302,16 @@ const zulipCodeFenced: Construct = {
   name: 'zulipCodeFenced',
   concrete: true,
   tokenize(this: TokenizeContext, effects: Effects, ok: State, nok: State): State {
+    // The real server finds fences in the message's lines before any other syntax, and only at a line's first
+    // character: an indented fence, or one after a quote's ">" or in a list item, is no fence.
+    if (this.now().column !== 1) return nok;
     const fenced = codeFenced.tokenize.call(this, effects, ok, nok);
     return (code: Code) => effects.check(zulipFenceLine, fenced, nok)(code);
   },
 };
 
 export const zulipMicromark: Extension = {
-  disable: { null: ['htmlFlow', 'htmlText', 'autolink', 'definition', 'setextUnderline', 'codeFenced'] },
+  disable: { null: ['htmlFlow', 'htmlText', 'autolink', 'definition', 'setextUnderline', 'codeFenced', 'attention', 'characterEscape', 'hardBreakEscape'] },
   flow: { [codes.backtick]: zulipCodeFenced, [codes.tilde]: zulipCodeFenced },
   text: {
     [codes.at]: mention,

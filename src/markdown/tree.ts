@@ -14,7 +14,7 @@ export interface MdNode {
   start?: number | null;
   spread?: boolean | null;
   data?: { hName?: string; hProperties?: Properties; hChildren?: ElementContent[] };
-  position?: { start: { offset?: number }; end: { offset?: number } };
+  position?: { start: { offset?: number; line?: number }; end: { offset?: number; line?: number } };
 }
 
 export const text = (value: string): MdNode => ({ type: 'text', value });
@@ -47,18 +47,22 @@ export const h = (tagName: string, properties: Properties, children: ElementCont
  * walk only trees whose depth parseMarkdown has bounded.
  */
 export function rewrite(node: MdNode, visit: (node: MdNode) => MdNode[] | undefined): void {
-  if (!node.children) return;
-  const next: MdNode[] = [];
-  for (const child of node.children) {
+  const children = node.children;
+  if (!children) return;
+  // A new list only once something is replaced: most walks replace nothing in most nodes.
+  let next: MdNode[] | undefined;
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i]!;
     const replacement = visit(child);
     if (replacement) {
+      next ??= children.slice(0, i);
       for (const replaced of replacement) next.push(replaced);
     } else {
       rewrite(child, visit);
-      next.push(child);
+      next?.push(child);
     }
   }
-  node.children = next;
+  if (next) node.children = next;
 }
 
 /** A match found in a text node: the source range it covers and the nodes that replace it. */
@@ -68,26 +72,56 @@ export interface TextMatch {
   nodes: MdNode[];
 }
 
+/** Where a text node sits among its siblings: whether an element (not text) stands right before or after it. */
+export interface TextEdges {
+  elementBefore: boolean;
+  elementAfter: boolean;
+}
+
 /**
  * Splits text nodes around the matches `find` reports; nodes inside `skip` types are left alone.
  * Replacement nodes are not searched again.
  */
-export function replaceInText(root: MdNode, skip: ReadonlySet<string>, find: (value: string) => TextMatch[]): void {
-  rewrite(root, (node) => {
-    if (skip.has(node.type)) return [node];
-    if (node.type !== 'text' || !node.value) return undefined;
-    const matches = find(node.value);
-    if (matches.length === 0) return undefined;
-    const out: MdNode[] = [];
-    let at = 0;
-    for (const match of matches) {
-      if (match.start > at) out.push(text(node.value.slice(at, match.start)));
-      out.push(...match.nodes);
-      at = match.end;
+export function replaceInText(
+  root: MdNode,
+  skip: ReadonlySet<string>,
+  find: (value: string, edges: TextEdges) => TextMatch[],
+): void {
+  const walk = (parent: MdNode): void => {
+    const children = parent.children;
+    if (!children) return;
+    let next: MdNode[] | undefined;
+    for (let i = 0; i < children.length; i++) {
+      const node = children[i]!;
+      if (skip.has(node.type)) {
+        next?.push(node);
+        continue;
+      }
+      const matches =
+        node.type === 'text' && node.value
+          ? find(node.value, {
+              elementBefore: i > 0 && children[i - 1]!.type !== 'text',
+              elementAfter: i + 1 < children.length && children[i + 1]!.type !== 'text',
+            })
+          : [];
+      if (matches.length === 0) {
+        walk(node);
+        next?.push(node);
+        continue;
+      }
+      next ??= children.slice(0, i);
+      const value = node.value!;
+      let at = 0;
+      for (const match of matches) {
+        if (match.start > at) next.push(text(value.slice(at, match.start)));
+        for (const replaced of match.nodes) next.push(replaced);
+        at = match.end;
+      }
+      if (at < value.length) next.push(text(value.slice(at)));
     }
-    if (at < node.value.length) out.push(text(node.value.slice(at)));
-    return out;
-  });
+    if (next) parent.children = next;
+  };
+  walk(root);
 }
 
 /** All regex matches, mapped to replacements; `build` may decline a match by returning undefined. */

@@ -1,4 +1,5 @@
 // Public types of the Markdown renderer; index.ts re-exports them.
+import type { RenderContextSnapshot } from './context-snapshot.js';
 
 export interface MentionableUser {
   id: number;
@@ -38,6 +39,12 @@ export interface RenderContext {
   customEmojiByName(name: string): CustomEmoji | undefined;
   /** the sender's `translate_emoticons` setting: `:)` renders as `:smile:` */
   translateEmoticons?: boolean;
+  /** the moment of rendering: dates without a year, day or time take them from it (defaults to the clock) */
+  now?: Date;
+  /** The realm's default_code_block_language: the language of fenced code blocks that name none. */
+  defaultCodeBlockLanguage?: string;
+  /** The same context as plain data: present, a large message may render in a worker thread. */
+  snapshot?: RenderContextSnapshot;
 }
 export interface RenderResult {
   html: string;

@@ -51,6 +51,28 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
   });
   sources.store.onCommit((_head, count) => appended.inc(count));
 
+  const signer = sources.store.signer;
+  if (signer) {
+    let reportedFailures = 0;
+    new Counter({
+      name: 'eventlog_signing_failures_total',
+      help: 'Failed attempts of this process to store log signatures (each retried with the next batch)',
+      registers,
+      collect() {
+        if (signer.failures > reportedFailures) this.inc(signer.failures - reportedFailures);
+        reportedFailures = signer.failures;
+      },
+    });
+    new Gauge({
+      name: 'eventlog_unsigned_ranges',
+      help: 'Ranges this process committed and has not signed yet',
+      registers,
+      collect() {
+        this.set(signer.unsignedRanges);
+      },
+    });
+  }
+
   new Gauge({
     name: 'eventlog_head_position',
     help: 'Global position of the newest event in the log (all processes)',

@@ -6,6 +6,7 @@ import { FlagBit, flagsOf } from '../domain/messages/flags.js';
 import { renderTopicLinks, type Linkifier } from '../markdown/index.js';
 import { apiEmail, avatarUrlFor, canSeeDeliveryEmail, type UserRow } from './users.js';
 import { realmHost, type RealmRow } from './realm.js';
+import { messageExtras, viewerMessageState } from './message-extras.js';
 import { buildNarrow, mutedSql, parseNarrow, receivedSql, unreadSql, type NarrowViewer } from './narrow.js';
 import type { Viewer } from '../visibility.js';
 
@@ -42,14 +43,14 @@ export interface MessageFormatOptions {
   clientGravatar: boolean;
   realm: RealmRow;
   linkifiers: Linkifier[];
+  /** Where user rows come from (a cache); a query by default. */
+  userRows?: (ids: number[]) => Promise<UserRow[]>;
 }
 
 /** Per-user state of messages for one viewer: flag bits and whether each message was received. */
 export async function userMessageState(db: Db, viewerId: number, rows: MessageRow[]): Promise<{ bits: Map<number, number>; received: Set<number> }> {
   const ids = rows.map((r) => r.id);
-  const bits = new Map<number, number>();
-  const received = new Set<number>();
-  if (ids.length === 0) return { bits, received };
+  if (ids.length === 0) return { bits: new Map(), received: new Set() };
   const streamIds = [...new Set(rows.filter((r) => r.stream_id !== null).map((r) => r.stream_id!))];
   const [flagRows, spans, moved] = await Promise.all([
     db.selectFrom('message_flags').select(['message_id', 'flags']).where('user_id', '=', viewerId).where('message_id', 'in', ids).execute(),
@@ -66,16 +67,7 @@ export async function userMessageState(db: Db, viewerId: number, rows: MessageRo
       .where('message_id', 'in', ids)
       .execute(),
   ]);
-  const movedReception = new Map(moved.map((r) => [r.message_id, r.received]));
-  for (const f of flagRows) bits.set(f.message_id, f.flags);
-  for (const r of rows) {
-    if (r.dm_key !== null) {
-      if (r.sender_id === viewerId || r.dm_key.split(',').map(Number).includes(viewerId)) received.add(r.id);
-    } else if (movedReception.get(r.id) ?? (r.sender_id === viewerId || spans.some((s) => s.stream_id === r.stream_id && s.from_id <= r.id && (s.to_id === null || s.to_id >= r.id)))) {
-      received.add(r.id);
-    }
-  }
-  return { bits, received };
+  return viewerMessageState(viewerId, rows, flagRows, spans, moved);
 }
 
 /** Message objects as SPEC.md's Message table describes them, as `viewer` sees them. */
@@ -86,61 +78,59 @@ export async function formatMessages(
   options: MessageFormatOptions,
 ): Promise<Array<Record<string, unknown>>> {
   if (rows.length === 0) return [];
-  const ids = rows.map((r) => r.id);
+  const userRows = options.userRows ?? ((ids: number[]) => db.selectFrom('users').selectAll().where('id', 'in', ids).execute());
   const userIds = new Set<number>();
   for (const r of rows) {
     userIds.add(r.sender_id);
     if (r.dm_key) for (const id of r.dm_key.split(',')) userIds.add(Number(id));
   }
-  const streamIds = [...new Set(rows.filter((r) => r.stream_id !== null).map((r) => r.stream_id!))];
-  const [reactionRows, users, streams, state, submessageRows] = await Promise.all([
-    db.selectFrom('reactions')
-      .select(['message_id', 'user_id', 'emoji_name', 'emoji_code', 'reaction_type'])
-      .where('message_id', 'in', ids)
-      .orderBy('position')
-      .execute(),
-    db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute(),
-    streamIds.length === 0 ? Promise.resolve([]) : db.selectFrom('streams').select(['id', 'name']).where('id', 'in', streamIds).execute(),
-    userMessageState(db, viewer.user_id, rows),
-    db.selectFrom('submessages').select(['id', 'message_id', 'sender_id', 'msg_type', 'content']).where('message_id', 'in', ids).orderBy('id').execute(),
+  const [extras, users] = await Promise.all([
+    messageExtras(db, viewer.user_id, rows),
+    userRows([...userIds]),
   ]);
-  const submessagesByMessage = new Map<number, Array<Record<string, unknown>>>();
-  for (const r of submessageRows) {
-    const list = submessagesByMessage.get(r.message_id) ?? [];
-    list.push({ msg_type: r.msg_type, content: r.content, message_id: r.message_id, sender_id: r.sender_id, id: r.id });
-    submessagesByMessage.set(r.message_id, list);
-  }
-  const reactors = [...new Set(reactionRows.map((r) => r.user_id))].filter((id) => !userIds.has(id));
-  if (reactors.length > 0) users.push(...(await db.selectFrom('users').selectAll().where('id', 'in', reactors).execute()));
+  const reactors = new Set<number>();
+  for (const list of extras.reactions.values()) for (const r of list) if (!userIds.has(r.user_id)) reactors.add(r.user_id);
+  if (reactors.size > 0) users.push(...(await userRows([...reactors])));
   const usersById = new Map(users.map((u) => [u.id, u]));
-  const streamNames = new Map(streams.map((s) => [s.id, s.name]));
-  const reactionsByMessage = new Map<number, typeof reactionRows>();
-  for (const r of reactionRows) reactionsByMessage.set(r.message_id, [...(reactionsByMessage.get(r.message_id) ?? []), r]);
   const host = realmHost(options.realm);
   const allowEditHistory = (options.realm.properties as Record<string, unknown>).allow_edit_history !== false;
+  // Messages of a window mostly share a few topics and senders: their parts are built once each.
+  const topicLinks = new Map<string, unknown[]>();
+  const senderParts = new Map<number, SenderParts>();
+  const topicLinksOf = (topic: string) => {
+    let links = topicLinks.get(topic);
+    if (!links) topicLinks.set(topic, (links = renderTopicLinks(topic, options.linkifiers)));
+    return links;
+  };
+  const senderPartsOf = (sender: UserRow) => {
+    let parts = senderParts.get(sender.id);
+    if (!parts) senderParts.set(sender.id, (parts = senderPartsFor(sender, viewer, host, options.clientGravatar)));
+    return parts;
+  };
   return rows.map((row) => {
-    const sender = usersById.get(row.sender_id);
     const message = messageObject(row, {
-      sender,
+      sender: usersById.get(row.sender_id),
       viewer,
       host,
       realmStr: options.realm.string_id,
-      streamName: row.stream_id !== null ? streamNames.get(row.stream_id) ?? '' : '',
+      streamName: row.stream_id !== null ? extras.streamNames.get(row.stream_id) ?? '' : '',
       participants: row.dm_key ? row.dm_key.split(',').map((id) => usersById.get(Number(id))).filter((u): u is UserRow => !!u) : [],
       applyMarkdown: options.applyMarkdown,
       clientGravatar: options.clientGravatar,
       linkifiers: options.linkifiers,
       allowEditHistory,
+      topicLinksOf,
+      senderPartsOf,
     });
-    message.reactions = (reactionsByMessage.get(row.id) ?? []).map((r) => reactionObject(r, usersById.get(r.user_id), host));
-    message.submessages = submessagesByMessage.get(row.id) ?? [];
+    message.reactions = (extras.reactions.get(row.id) ?? []).map((r) => reactionObject(r, usersById.get(r.user_id), host));
+    message.submessages = (extras.submessages.get(row.id) ?? []).map((r) => ({ msg_type: r.msg_type, content: r.content, message_id: r.message_id, sender_id: r.sender_id, id: r.id }));
     message.flags = flagsOf({
       userId: viewer.user_id,
       senderId: row.sender_id,
       messageId: row.id,
       readThrough: viewer.readThrough,
-      bits: state.bits.get(row.id) ?? 0,
-      received: state.received.has(row.id),
+      bits: extras.bits.get(row.id) ?? 0,
+      received: extras.received.has(row.id),
       streamWildcard: row.stream_wildcard,
     });
     return message;
@@ -173,6 +163,20 @@ export interface MessageObjectInput {
   clientGravatar: boolean;
   linkifiers: Linkifier[];
   allowEditHistory: boolean;
+  /** Memoized topic links and sender fields, for a caller formatting many messages at once. */
+  topicLinksOf?: (topic: string) => unknown[];
+  senderPartsOf?: (sender: UserRow) => SenderParts;
+}
+
+/** The fields of a Message object that depend only on its sender (and who is looking). */
+export interface SenderParts {
+  email: string;
+  fullName: string;
+  avatarUrl: string | null;
+}
+
+export function senderPartsFor(sender: UserRow, viewer: Viewer, host: string, clientGravatar: boolean): SenderParts {
+  return { email: apiEmail(sender, host), fullName: sender.full_name, avatarUrl: avatarUrlFor(sender, canSeeDeliveryEmail(viewer, sender), clientGravatar) ?? null };
 }
 
 /** The Message object without reactions and flags (shared by reads and `message` events). */
@@ -180,7 +184,9 @@ export function messageObject(
   row: Pick<MessageRow, 'id' | 'stream_id' | 'topic' | 'content' | 'rendered_content' | 'recipient_id' | 'sender_id' | 'client' | 'is_me_message' | 'date_sent' | 'last_edit_timestamp' | 'edit_history'>,
   input: MessageObjectInput,
 ): Record<string, unknown> {
-  const sender = input.sender;
+  const sender = input.sender
+    ? input.senderPartsOf?.(input.sender) ?? senderPartsFor(input.sender, input.viewer, input.host, input.clientGravatar)
+    : undefined;
   const out: Record<string, unknown> = {
     id: row.id,
     type: row.stream_id === null ? 'private' : 'stream',
@@ -188,7 +194,7 @@ export function messageObject(
   if (row.stream_id !== null) out.stream_id = row.stream_id;
   Object.assign(out, {
     subject: row.topic,
-    topic_links: row.stream_id === null ? [] : renderTopicLinks(row.topic, input.linkifiers),
+    topic_links: row.stream_id === null ? [] : input.topicLinksOf?.(row.topic) ?? renderTopicLinks(row.topic, input.linkifiers),
     content: input.applyMarkdown ? row.rendered_content : row.content,
     content_type: input.applyMarkdown ? 'text/html' : 'text/x-markdown',
     display_recipient: row.stream_id !== null
@@ -196,10 +202,10 @@ export function messageObject(
       : input.participants.map((u) => ({ id: u.id, email: apiEmail(u, input.host), full_name: u.full_name, is_mirror_dummy: false })),
     recipient_id: row.recipient_id,
     sender_id: row.sender_id,
-    sender_email: sender ? apiEmail(sender, input.host) : '',
-    sender_full_name: sender?.full_name ?? '',
+    sender_email: sender?.email ?? '',
+    sender_full_name: sender?.fullName ?? '',
     sender_realm_str: input.realmStr,
-    avatar_url: sender ? avatarUrlFor(sender, canSeeDeliveryEmail(input.viewer, sender), input.clientGravatar) ?? null : null,
+    avatar_url: sender?.avatarUrl ?? null,
     client: row.client,
     is_me_message: row.is_me_message,
     timestamp: Number(row.date_sent),

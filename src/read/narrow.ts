@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.js';
 import { ApiError } from '../domain/errors.js';
 import { FlagBit } from '../domain/messages/flags.js';
@@ -104,15 +104,26 @@ export function mutedSql(userId: number): RawBuilder<unknown> {
     SELECT 1 FROM subscriptions sub WHERE sub.user_id = ${userId} AND sub.stream_id = m.stream_id AND sub.active AND sub.is_muted))))`;
 }
 
-async function findStream(db: Db, viewer: Viewer, operand: unknown): Promise<StreamRow | undefined> {
-  const q = db.selectFrom('streams').selectAll().where('realm_id', '=', viewer.realm_id);
+/** The channel an operand names, with whether the viewer is subscribed to it (one query). */
+async function findStream(db: Db, viewer: Viewer, operand: unknown): Promise<{ stream: StreamRow; subscribed: boolean } | undefined> {
+  const q = db
+    .selectFrom('streams')
+    .selectAll('streams')
+    .select((eb) => eb.exists(eb.selectFrom('subscriptions as sub').select('sub.active')
+      .where('sub.user_id', '=', viewer.user_id).whereRef('sub.stream_id', '=', 'streams.id').where('sub.active', '=', true)).as('viewer_subscribed'))
+    .where('realm_id', '=', viewer.realm_id);
+  const split = (row: (StreamRow & { viewer_subscribed: SqlBool }) | undefined) => {
+    if (!row) return undefined;
+    const { viewer_subscribed: subscribed, ...stream } = row;
+    return { stream, subscribed: subscribed === true };
+  };
   if (typeof operand === 'number' || (typeof operand === 'string' && /^\d+$/.test(operand))) {
     if (!isDbInt(Number(operand))) return undefined;
     const byId = await q.where('id', '=', Number(operand)).executeTakeFirst();
-    if (byId || typeof operand === 'number') return byId;
+    if (byId || typeof operand === 'number') return split(byId);
   }
   if (typeof operand !== 'string') return undefined;
-  return q.where(sql`lower(name)`, '=', canonicalStreamName(operand).toLowerCase()).orderBy('deactivated').executeTakeFirst();
+  return split(await q.where(sql`lower(name)`, '=', canonicalStreamName(operand).toLowerCase()).orderBy('deactivated').executeTakeFirst());
 }
 
 async function findUserId(db: Db, viewer: Viewer, realmHost: string, operand: unknown): Promise<number | undefined> {
@@ -185,9 +196,9 @@ export async function buildNarrow(db: Db, viewer: NarrowViewer, realmHost: strin
     const operand = term.operand;
     switch (term.operator) {
       case 'channel': {
-        const found = await findStream(db, viewer, operand);
-        if (!found) throw badOperator(`unknown channel ${String(operand)}`);
-        const subscribed = await isSubscribed(db, viewer.user_id, found.id);
+        const lookup = await findStream(db, viewer, operand);
+        if (!lookup) throw badOperator(`unknown channel ${String(operand)}`);
+        const { stream: found, subscribed } = lookup;
         if (!term.negated) {
           stream = found;
           scope = 'channel';
@@ -323,27 +334,29 @@ export async function messageVisibleTo(
   let subscribed = false;
   let received = message.sender_id === viewer.user_id;
   if (message.stream_id !== null) {
-    stream = await db.selectFrom('streams').selectAll().where('id', '=', message.stream_id).executeTakeFirst();
-    subscribed = await isSubscribed(db, viewer.user_id, message.stream_id);
-    // A moved message's row beats the span answer and "sent it".
-    const moved = await db
-      .selectFrom('message_moved_receptions')
-      .select('received')
-      .where('user_id', '=', viewer.user_id)
-      .where('message_id', '=', message.id)
-      .executeTakeFirst();
-    if (moved) received = moved.received;
-    else if (!received) {
-      const span = await db
+    // Independent lookups, sent together: a vote or a reaction checks visibility before anything else.
+    const [streamRow, isMember, moved, span] = await Promise.all([
+      db.selectFrom('streams').selectAll().where('id', '=', message.stream_id).executeTakeFirst(),
+      isSubscribed(db, viewer.user_id, message.stream_id),
+      db
+        .selectFrom('message_moved_receptions')
+        .select('received')
+        .where('user_id', '=', viewer.user_id)
+        .where('message_id', '=', message.id)
+        .executeTakeFirst(),
+      db
         .selectFrom('message_reception_spans')
         .select('user_id')
         .where('user_id', '=', viewer.user_id)
         .where('stream_id', '=', message.stream_id)
         .where('from_id', '<=', message.id)
         .where((eb) => eb.or([eb('to_id', 'is', null), eb('to_id', '>=', message.id)]))
-        .executeTakeFirst();
-      received = span !== undefined;
-    }
+        .executeTakeFirst(),
+    ]);
+    stream = streamRow;
+    subscribed = isMember;
+    // A moved message's row beats the span answer and "sent it".
+    received = moved ? moved.received : received || span !== undefined;
   }
   return canReadMessage(viewer, message, { stream, subscribed, received, dmParticipant: participants.includes(viewer.user_id) });
 }

@@ -46,14 +46,21 @@ function presenceQuery(db: Db, realmId: number) {
     .where((eb) => eb.or([eb('l.user_id', 'is not', null), eb('p.user_id', 'is not', null)]));
 }
 
-type PresenceRow = Awaited<ReturnType<ReturnType<typeof presenceQuery>['execute']>>[number];
+export type PresenceRow = Awaited<ReturnType<ReturnType<typeof presenceQuery>['execute']>>[number];
 
-function toTimes(row: PresenceRow, host: string): PresenceTimes | null {
+/** Last-seen times this process holds that presence_last_seen may not have yet (services/presence-tracker.ts). */
+export type LocalLastSeen = (userId: number) => { last_active_time: number | null; last_connected_time: number } | undefined;
+
+function toTimes(row: PresenceRow, host: string, local?: LocalLastSeen): PresenceTimes | null {
   const user = row as unknown as UserRow;
   const enabled = (user.settings as Record<string, unknown>).presence_enabled !== false;
+  const mine = local?.(user.id);
   const shown = shownTimes(
     enabled,
-    { active: num(row.live_active), connected: num(row.live_connected) },
+    {
+      active: later(num(row.live_active), mine?.last_active_time ?? null),
+      connected: later(num(row.live_connected), mine?.last_connected_time ?? null),
+    },
     { active: num(row.logged_active), connected: num(row.logged_connected) },
   );
   if (!shown) return null;
@@ -66,16 +73,20 @@ function toTimes(row: PresenceRow, host: string): PresenceTimes | null {
   };
 }
 
-/** Every active human of the realm with presence data from the last two weeks. */
-export async function realmPresence(db: Db, realm: RealmRow, now: number): Promise<PresenceTimes[]> {
-  const rows = await presenceQuery(db, realm.id).execute();
-  const host = realmHost(realm);
-  return rows.map((r) => toTimes(r, host)).filter((p): p is PresenceTimes => p !== null && p.last_connected_time >= now - PRESENCE_HISTORY_SECS);
+/** The rows behind the realm's presence: every active human with a last-seen or a logged presence. */
+export function realmPresenceRows(db: Db, realmId: number): Promise<PresenceRow[]> {
+  return presenceQuery(db, realmId).execute();
 }
 
-export async function userPresence(db: Db, realm: RealmRow, userId: number): Promise<PresenceTimes | null> {
+/** Every active human of the realm with presence data from the last two weeks. */
+export function realmPresence(rows: readonly PresenceRow[], realm: RealmRow, now: number, local?: LocalLastSeen): PresenceTimes[] {
+  const host = realmHost(realm);
+  return rows.map((r) => toTimes(r, host, local)).filter((p): p is PresenceTimes => p !== null && p.last_connected_time >= now - PRESENCE_HISTORY_SECS);
+}
+
+export async function userPresence(db: Db, realm: RealmRow, userId: number, local?: LocalLastSeen): Promise<PresenceTimes | null> {
   const row = await presenceQuery(db, realm.id).where('u.id', '=', userId).executeTakeFirst();
-  return row ? toTimes(row, realmHost(realm)) : null;
+  return row ? toTimes(row, realmHost(realm), local) : null;
 }
 
 /** The pings table row of a user. */
@@ -125,8 +136,16 @@ export function presenceDictionary(rows: readonly PresenceTimes[], slim: boolean
 
 export const presenceDisabledInRealm = (realm: RealmRow) => (realm.properties as Record<string, unknown>).presence_disabled === true;
 
+export interface PresenceSources {
+  /** The realm's rows (a shared recent copy); read from `db` when absent. */
+  rows?: (realmId: number) => Promise<readonly PresenceRow[]>;
+  local?: LocalLastSeen;
+}
+
 /** GET /realm/presence, the ping response and the /register section: {} when the realm turned presence off. */
-export async function presenceResponse(db: Db, realm: RealmRow, slim: boolean, nowMs: number): Promise<{ presences: Record<string, unknown>; server_timestamp: number }> {
-  const presences = presenceDisabledInRealm(realm) ? {} : presenceDictionary(await realmPresence(db, realm, Math.floor(nowMs / 1000)), slim);
+export async function presenceResponse(db: Db, realm: RealmRow, slim: boolean, nowMs: number, sources: PresenceSources = {}): Promise<{ presences: Record<string, unknown>; server_timestamp: number }> {
+  if (presenceDisabledInRealm(realm)) return { presences: {}, server_timestamp: nowMs / 1000 };
+  const rows = await (sources.rows ?? ((id: number) => realmPresenceRows(db, id)))(realm.id);
+  const presences = presenceDictionary(realmPresence(rows, realm, Math.floor(nowMs / 1000), sources.local), slim);
   return { presences, server_timestamp: nowMs / 1000 };
 }

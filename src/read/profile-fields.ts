@@ -2,7 +2,7 @@ import type { Db } from '../db/database.js';
 
 /**
  * The organization's custom profile fields in their API form (GET /realm/profile_fields and
- * /register's custom_profile_fields). No field can be made required here, so `required` is false.
+ * /register's custom_profile_fields).
  */
 export async function listProfileFields(db: Db, realmId: number) {
   const fields = await db.selectFrom('custom_profile_fields').selectAll().where('realm_id', '=', realmId).orderBy('order').execute();
@@ -14,6 +14,6 @@ export async function listProfileFields(db: Db, realmId: number) {
     hint: f.hint,
     field_data: f.field_data,
     display_in_profile_summary: f.display_in_profile_summary,
-    required: false,
+    required: f.required,
   }));
 }

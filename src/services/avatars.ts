@@ -6,7 +6,8 @@ import type { UserRow } from '../read/users.js';
 import type { RealmRow } from '../read/realm.js';
 import type { FileStorage } from '../storage/index.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
-import { requireUser, toUserState, userStream } from './users.js';
+import { uploadStorage } from './upload-crypto.js';
+import { refuseErased, requireUser, toUserState, userStream } from './users.js';
 
 /** The real server's MAX_AVATAR_FILE_SIZE_MIB; /register reports it as max_avatar_file_size_mib. */
 export const MAX_AVATAR_FILE_SIZE_MIB = 5;
@@ -19,6 +20,15 @@ const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp
 export function avatarPathId(realmId: number, userId: number, version: number): string {
   const digest = createHash('sha256').update(`avatar:${realmId}:${userId}:${version}`).digest();
   return `${realmId}/${digest.subarray(0, 1).toString('hex')}/${digest.subarray(1, 19).toString('base64url')}/avatar`;
+}
+
+/**
+ * Where avatar images are kept: sealed at rest like uploads, each version under a key of its own
+ * (`upload:<avatar path>`), which erasure destroys with the bytes (src/services/erasure.ts). An image
+ * stored before this change (no magic prefix) is served as it is.
+ */
+export function avatarStorage(ctx: Pick<ServiceContext, 'config' | 'store' | 'db'>): FileStorage {
+  return uploadStorage(ctx);
 }
 
 /** The image type the bytes really are, or null when they are not an image we serve. */
@@ -41,6 +51,7 @@ async function changeAvatar(
 ): Promise<UserRow> {
   await ctx.commands.run(metadataOf(meta), async () => {
     const row = await requireUser(ctx.db, userId, meta.realmId);
+    await refuseErased(ctx.db, userId);
     const state = toUserState(row);
     const events = decideUser({ type: 'ChangeAvatar', actor, avatar_source: source }, state);
     // The bytes are written (under the new version's path) before the event that names them.

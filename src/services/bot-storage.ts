@@ -4,6 +4,7 @@ import { errors } from '../domain/errors.js';
 import type { Db } from '../db/database.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { streamVersion } from './stream-version.js';
+import { KeyedQueue } from './keyed-queue.js';
 import { botStorageKeyId } from '../eventstore/crypto/personal-fields.js';
 import type { BotStorageForgotten } from '../domain/bot-storage/events.js';
 
@@ -11,9 +12,14 @@ export const botStorageStream = (userId: number) => `bot-storage-${userId}`;
 
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The named entries, or every entry when no key is named (as the real server, an empty list means all). */
-export async function readBotStorage(db: Db, userId: number, keys: string[] | undefined): Promise<Record<string, string>> {
-  let query = db.selectFrom('bot_storage').select(['key', 'value']).where('user_id', '=', userId);
+/**
+ * The named entries, or every entry when no key is named (as the real server, an empty list means all).
+ * Writes answer before their fold (see runBotStorage): the read waits for the fold of the stream's
+ * last event first, so it sees every write acknowledged before it, from any process.
+ */
+export async function readBotStorage(ctx: ServiceContext, userId: number, keys: string[] | undefined): Promise<Record<string, string>> {
+  await lastEventFolded(ctx, userId);
+  let query = ctx.db.selectFrom('bot_storage').select(['key', 'value']).where('user_id', '=', userId);
   const named = keys && keys.length > 0 ? [...new Set(keys)] : undefined;
   if (named) query = query.where('key', 'in', named);
   const rows = await query.execute();
@@ -22,22 +28,21 @@ export async function readBotStorage(db: Db, userId: number, keys: string[] | un
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
 }
 
-/** Sizes are counted in the database (length() counts characters, as the real server does). */
+/**
+ * Sizes are counted in the database (length() counts characters, as the real server does): the
+ * whole storage's and each named entry's, in one query.
+ */
 async function storageState(db: Db, userId: number, keys: string[]) {
-  const total = await db
+  const row = await db
     .selectFrom('bot_storage')
-    .select(sql<string | null>`sum(length(key) + length(value))`.as('size'))
+    .select([
+      sql<string | null>`sum(length(key) + length(value))`.as('size'),
+      sql<Record<string, number> | null>`jsonb_object_agg(key, length(key) + length(value)) FILTER (WHERE key = ANY(${keys}::text[]))`.as('named'),
+    ])
     .where('user_id', '=', userId)
     .executeTakeFirst();
-  const rows = keys.length === 0
-    ? []
-    : await db
-        .selectFrom('bot_storage')
-        .select(['key', sql<number>`length(key) + length(value)`.as('size')])
-        .where('user_id', '=', userId)
-        .where('key', 'in', keys)
-        .execute();
-  return { total_size: Number(total?.size ?? 0), existing: new Map(rows.map((r) => [r.key, Number(r.size)])) };
+  const named = typeof row?.named === 'string' ? (JSON.parse(row.named) as Record<string, number>) : row?.named ?? {};
+  return { total_size: Number(row?.size ?? 0), existing: new Map(Object.entries(named).map(([key, size]) => [key, Number(size)])) };
 }
 
 async function allKeys(db: Db, userId: number): Promise<string[]> {
@@ -45,18 +50,51 @@ async function allKeys(db: Db, userId: number): Promise<string[]> {
   return rows.map((r) => r.key);
 }
 
-async function runBotStorage(ctx: ServiceContext, meta: RequestMeta, command: BotStorageCommand): Promise<void> {
-  await ctx.commands.run(metadataOf(meta), async () => {
-    const streamId = botStorageStream(command.user_id);
-    const version = await streamVersion(ctx, streamId);
-    // No key named: every key there is now (read inside the run, so a retry sees the current set).
-    const resolved: BotStorageCommand =
-      command.type === 'RemoveBotStorage' && command.keys.length === 0 ? { ...command, keys: await allKeys(ctx.db, command.user_id) } : command;
-    const keys = resolved.type === 'SetBotStorage' ? Object.keys(resolved.storage) : resolved.keys;
-    const state = await storageState(ctx.db, command.user_id, keys);
-    const generation = await keyGeneration(ctx.db, command.user_id);
-    const events = decideBotStorage(resolved, state).map((e) => ({ ...e, data: { ...e.data, key_generation: generation } }));
-    return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events }], result: undefined };
+/** One queue per bot: a bot's writes are decided one after another (see KeyedQueue). */
+const writes = new KeyedQueue<number>();
+
+/** The last event of the bot's storage stream (one indexed row), once the read tables include it. */
+async function lastEventFolded(ctx: ServiceContext, userId: number) {
+  const last = await ctx.db
+    .selectFrom('events')
+    .select(['type', 'stream_version', 'position', sql<number | null>`(data->>'key_generation')::int`.as('generation')])
+    .where('stream_id', '=', botStorageStream(userId))
+    .orderBy('stream_version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!last) return undefined;
+  const position = Number(last.position);
+  if (position > ctx.projectedPosition()) await ctx.waitForProjections(position);
+  return last;
+}
+
+/**
+ * The stream's version and the key generation new writes are sealed under, from its last event
+ * (writes carry their generation), waiting until the read tables include it.
+ */
+async function storageHead(ctx: ServiceContext, userId: number): Promise<{ version: number; generation: number }> {
+  const last = await lastEventFolded(ctx, userId);
+  if (!last) return { version: 0, generation: 0 };
+  // After a forgetting (or on events older than sealing) the generation is counted.
+  const generation = last.type !== 'BotStorageForgotten' && last.generation !== null ? Number(last.generation) : await keyGeneration(ctx.db, userId);
+  return { version: Number(last.stream_version), generation };
+}
+
+function runBotStorage(ctx: ServiceContext, meta: RequestMeta, command: BotStorageCommand): Promise<void> {
+  return writes.run(command.user_id, async () => {
+    await ctx.commands.run(metadataOf(meta), async () => {
+      const streamId = botStorageStream(command.user_id);
+      const { version, generation } = await storageHead(ctx, command.user_id);
+      // No key named: every key there is now (read inside the run, so a retry sees the current set).
+      const resolved: BotStorageCommand =
+        command.type === 'RemoveBotStorage' && command.keys.length === 0 ? { ...command, keys: await allKeys(ctx.db, command.user_id) } : command;
+      const keys = resolved.type === 'SetBotStorage' ? Object.keys(resolved.storage) : resolved.keys;
+      const state = await storageState(ctx.db, command.user_id, keys);
+      const events = decideBotStorage(resolved, state).map((e) => ({ ...e, data: { ...e.data, key_generation: generation } }));
+      return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events }], result: undefined };
+      // Every reader of the storage (the next write's decision, GET /bot_storage) first waits for
+      // the fold of the stream's last event, so the answer need not.
+    }, { answerAt: 'committed' });
   });
 }
 
@@ -86,20 +124,22 @@ async function keyGeneration(db: Db, userId: number): Promise<number> {
  * again), then appends BotStorageForgotten, whose fold empties its rows. Nothing to do when the
  * bot stored nothing since it was last forgotten.
  */
-export async function forgetBotStorage(ctx: ServiceContext, meta: RequestMeta, userId: number): Promise<boolean> {
-  const streamId = botStorageStream(userId);
-  const last = await ctx.db.selectFrom('events').select(['type', 'stream_version']).where('stream_id', '=', streamId)
-    .orderBy('stream_version', 'desc').limit(1).executeTakeFirst();
-  if (!last || last.type === 'BotStorageForgotten') return false;
-  const generation = await keyGeneration(ctx.db, userId);
-  // Only the current generation's key: earlier generations' keys went when they were forgotten.
-  const keyIds = [botStorageKeyId(userId, generation)];
-  if (ctx.store.crypto) await ctx.store.crypto.keys.destroy(keyIds);
-  else await sql`DELETE FROM data_keys WHERE key_id = ANY(${keyIds}::text[])`.execute(ctx.db);
-  const event: BotStorageForgotten = { type: 'BotStorageForgotten', data: { user_id: userId, key_ids: keyIds, reason: 'bot_deactivated' } };
-  await ctx.commands.run(metadataOf(meta), async () => {
-    const version = await streamVersion(ctx, streamId);
-    return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events: [event] }], result: undefined };
+export function forgetBotStorage(ctx: ServiceContext, meta: RequestMeta, userId: number): Promise<boolean> {
+  return writes.run(userId, async () => {
+    const streamId = botStorageStream(userId);
+    const last = await ctx.db.selectFrom('events').select(['type', 'stream_version']).where('stream_id', '=', streamId)
+      .orderBy('stream_version', 'desc').limit(1).executeTakeFirst();
+    if (!last || last.type === 'BotStorageForgotten') return false;
+    const generation = await keyGeneration(ctx.db, userId);
+    // Only the current generation's key: earlier generations' keys went when they were forgotten.
+    const keyIds = [botStorageKeyId(userId, generation)];
+    if (ctx.store.crypto) await ctx.store.crypto.keys.destroy(keyIds);
+    else await sql`DELETE FROM data_keys WHERE key_id = ANY(${keyIds}::text[])`.execute(ctx.db);
+    const event: BotStorageForgotten = { type: 'BotStorageForgotten', data: { user_id: userId, key_ids: keyIds, reason: 'bot_deactivated' } };
+    await ctx.commands.run(metadataOf(meta), async () => {
+      const version = await streamVersion(ctx, streamId);
+      return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events: [event] }], result: undefined };
+    });
+    return true;
   });
-  return true;
 }

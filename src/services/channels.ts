@@ -23,7 +23,7 @@ import {
 import type { ChannelEvent, StreamNameReserved } from '../domain/channels/events.js';
 import { StreamVersionConflict } from '../eventstore/types.js';
 import type { StreamAppend } from '../eventstore/types.js';
-import { emptyRenderContext, renderMarkdown } from '../markdown/index.js';
+import { emptyRenderContext, renderMarkdownAsync } from '../markdown/index.js';
 import { realmRenderData } from './render-context.js';
 import { getActiveStreamByName, getStreamById, getSubscription, isDbId, subscriptionsOfUser } from '../read/channels.js';
 import { apiEmail, getUserByEmailFor, getUserById, type UserRow } from '../read/users.js';
@@ -31,6 +31,9 @@ import { realmHost, type RealmRow } from '../read/realm.js';
 import { canJoinStream, type StreamRow } from '../visibility.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { announceNewChannels } from './channel-announcements.js';
+import { defaultStreamGroupsStream, listDefaultStreamGroupRows } from './default-stream-groups.js';
+import { streamVersion } from './stream-version.js';
+import type { DefaultStreamGroupChanged } from '../domain/realm-admin/events.js';
 
 export const channelStream = (streamId: number) => `channel-${streamId}`;
 export const subscriptionStream = (streamId: number, userId: number) => `subscription-${streamId}-${userId}`;
@@ -75,7 +78,7 @@ export function toStreamState(row: StreamRow): StreamState {
 export async function renderDescription(ctx: ServiceContext, description: string, realm: RealmRow): Promise<string> {
   if (description === '') return '';
   const context = await realmRenderData(ctx, realm.id).then((d) => d.context, () => emptyRenderContext(realm.url));
-  return renderMarkdown(description, context).html;
+  return (await renderMarkdownAsync(description, context)).html;
 }
 
 async function findGroup(db: Db, realmId: number, groupId: number): Promise<GroupRef | undefined> {
@@ -413,8 +416,28 @@ export async function archiveStream(ctx: ServiceContext, meta: RequestMeta, user
     const row = await requireStream(ctx.db, realm.id, streamId);
     const subscribed = (await getSubscription(ctx.db, user.id, streamId))?.active === true;
     const events = decideArchiveStream(actor, toStreamState(row), subscribed);
-    return { appends: [{ streamId: channelStream(streamId), expectedVersion: row.version, events }], result: undefined };
+    const appends: StreamAppend[] = [{ streamId: channelStream(streamId), expectedVersion: row.version, events }];
+    const groups = await leaveDefaultStreamGroups(ctx, realm.id, streamId);
+    if (groups) appends.push(groups);
+    return { appends, result: undefined };
   });
+}
+
+/**
+ * An archived channel leaves every default channel group, as on the real server (each group that
+ * held it sends its default_stream_groups event); unarchiving does not bring it back.
+ */
+async function leaveDefaultStreamGroups(ctx: ServiceContext, realmId: number, streamId: number): Promise<StreamAppend | null> {
+  const groupsStream = defaultStreamGroupsStream(realmId);
+  const version = await streamVersion(ctx, groupsStream);
+  const events = (await listDefaultStreamGroupRows(ctx.db, realmId))
+    .filter((group) => group.stream_ids.includes(streamId))
+    .sort((a, b) => a.id - b.id)
+    .map((group): DefaultStreamGroupChanged => ({
+      type: 'DefaultStreamGroupChanged',
+      data: { realm_id: realmId, group_id: group.id, name: group.name, description: group.description, stream_ids: group.stream_ids.filter((id) => id !== streamId) },
+    }));
+  return events.length === 0 ? null : { streamId: groupsStream, expectedVersion: version === 0 ? -1 : version, events };
 }
 
 /** POST /users/me/subscriptions/properties: each change needs an active subscription. */

@@ -4,15 +4,16 @@ import type { Db } from '../db/database.js';
 import { errors } from '../domain/errors.js';
 import type { UserErased } from '../domain/forgetting/events.js';
 import { Role } from '../domain/roles.js';
-import { userKeyId } from '../eventstore/crypto/personal-fields.js';
+import { legacyUploadKeyId, scheduledMessageKeyId, userKeyId } from '../eventstore/crypto/personal-fields.js';
 import { getRealm, realmHost, type RealmRow } from '../read/realm.js';
 import { countActiveOwners, type UserRow } from '../read/users.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { shredMessages, vacuumForgotten } from './forgetting.js';
-import { requireUser, userStream } from './users.js';
+import { isErased, requireUser, userStream } from './users.js';
 import { removeUploadBytes, uploadKeyId } from './upload-crypto.js';
 import { avatarPathId } from './avatars.js';
-import { storageFor } from '../storage/index.js';
+import { removeZuliprcFilesOf } from './zuliprc-files.js';
+import { pruneStoredExportKeys } from './realm-exports.js';
 
 export type ErasedMessages = 'shred' | 'keep';
 
@@ -43,11 +44,6 @@ async function messagesSentBy(db: Db, realmId: number, userId: number): Promise<
       WHERE p.realm_id = ${realmId} AND (e.data->>'sender_id')::int = ${userId}
     ORDER BY id`.execute(db);
   return rows.map((row) => Number(row.id));
-}
-
-async function isErased(db: Db, userId: number): Promise<boolean> {
-  const row = await db.selectFrom('events').select('position').where('stream_id', '=', userStream(userId)).where('type', '=', 'UserErased').executeTakeFirst();
-  return row !== undefined;
 }
 
 /**
@@ -87,16 +83,20 @@ export async function eraseUser(
     shredded = await shredMessages(ctx, meta, meta.realmId, sent, 'erasure');
   }
   const uploads = await ctx.db.selectFrom('attachments').select('path_id').where('owner_id', '=', userId).where('realm_id', '=', meta.realmId).execute();
-  const uploadKeyIds = uploads.map((row) => uploadKeyId(row.path_id));
-  const keyIds = [userKeyId(userId)];
+  // Every avatar version they uploaded has its own path and key.
+  const avatarPaths = Array.from({ length: user.avatar_version }, (_, i) => avatarPathId(meta.realmId, userId, i + 1));
+  const uploadPaths = [...uploads.map((row) => row.path_id), ...avatarPaths];
+  // Files stored before keys were named by digest have their key under the old name (which names the file).
+  const legacy = await ctx.db.selectFrom('data_keys').select('key_id').where('key_id', 'in', ['', ...uploadPaths.map(legacyUploadKeyId)]).execute();
+  const uploadKeyIds = [...uploadPaths.map(uploadKeyId), ...legacy.map((row) => row.key_id)];
+  // Scheduled messages not yet delivered are theirs alone (a delivered one's text is its message's).
+  const scheduled = await ctx.db.selectFrom('scheduled_messages').select('id').where('sender_id', '=', userId).where('delivered', '=', false).execute();
+  const keyIds = [userKeyId(userId), ...scheduled.map((row) => scheduledMessageKeyId(row.id))];
   if (ctx.store.crypto) await ctx.store.crypto.keys.destroy([...keyIds, ...uploadKeyIds]);
   else await sql`DELETE FROM data_keys WHERE key_id = ANY(${[...keyIds, ...uploadKeyIds]}::text[])`.execute(ctx.db);
-  await removeUploadBytes(ctx, uploads.map((row) => row.path_id));
-  // Uploaded avatar images (every version: each has its own path).
-  const avatars = storageFor(ctx.config.dataDir);
-  for (let version = 1; version <= user.avatar_version; version += 1) {
-    await avatars.remove(avatarPathId(meta.realmId, userId, version)).catch(() => undefined);
-  }
+  await removeUploadBytes(ctx, uploadPaths);
+  await removeZuliprcFilesOf(ctx.config.dataDir, [user.email, user.delivery_email]);
+  await pruneStoredExportKeys(ctx);
 
   const reason = options.reason?.trim() ? options.reason.trim().slice(0, 1000) : null;
   const data = {
@@ -119,6 +119,6 @@ export async function eraseUser(
     for (const bot of bots) appends.push({ streamId: userStream(bot.id), expectedVersion: bot.version, events: [{ type: 'UserDeactivated', data: { user_id: bot.id } }] });
     return { appends, result: undefined };
   });
-  await vacuumForgotten(ctx.db, ['users', 'user_status', 'attachments']);
+  await vacuumForgotten(ctx.db, ['users', 'user_status', 'attachments', 'drafts', 'scheduled_messages']);
   return { user_id: userId, messages_shredded: shredded, messages_held: sent.length - shredded };
 }

@@ -3,6 +3,8 @@ import type { Db } from '../db/database.js';
 import type { ServiceContext } from './context.js';
 import { forgettingStats, shredDueDeletions } from './forgetting.js';
 import { applyRetention } from './retention.js';
+import { sweepEndedKeys } from './ended-keys.js';
+import { pruneStoredExportKeys } from './realm-exports.js';
 
 /** Held by the replica that runs the job; the others skip their turn. */
 export const FORGETTING_LOCK_KEY = 7_340_140;
@@ -71,6 +73,9 @@ export class ForgettingJob {
       await shredDueDeletions(this.ctx, realm, now, this.ctx.config.deletedMessageShredDays);
       await applyRetention(this.ctx, realm, now);
     }
+    // Safety nets for a crash between an event and the key destruction that follows it.
+    await sweepEndedKeys(this.ctx.db);
+    await pruneStoredExportKeys(this.ctx);
     forgettingStats.retentionRuns += 1;
     forgettingStats.lastRetentionRunSeconds = Math.floor(now.getTime() / 1000);
     forgettingStats.lastRetentionDurationSeconds = (Date.now() - started) / 1000;

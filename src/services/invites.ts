@@ -3,6 +3,8 @@ import type { Db } from '../db/database.js';
 import { errors } from '../domain/errors.js';
 import { emailOutsideDomains } from '../domain/realm-admin/domains.js';
 import { listRealmDomains } from './realm-domains.js';
+import { destroyEndedKeys } from './ended-keys.js';
+import { inviteKeyId } from '../eventstore/crypto/personal-fields.js';
 import { hasPolicy } from '../domain/channels/decider.js';
 import { DEFAULT_INVITE_EXPIRES_IN_MINUTES, checkInviteAs, checkInvitees, invitationFailed, mayInvite, parseInviteeEmails } from '../domain/invites/decider.js';
 import type { InvitationAccepted, InvitationSent, MultiuseInviteCreated, MultiuseInviteUsed } from '../domain/invites/events.js';
@@ -158,6 +160,8 @@ export async function acceptInvite(ctx: ServiceContext, meta: RequestMeta, key: 
       return [{ streamId: inviteStream(invite.id), expectedVersion: history.at(-1)!.stream_version, events: [accepted] }];
     },
   );
+  // The address now lives in the account's own UserCreated, under the account's key.
+  await destroyEndedKeys(ctx, [inviteKeyId(invite.id)]);
   return { ok: true, user_id: created.user_id, email: invite.email };
 }
 
@@ -197,6 +201,7 @@ export async function revokeInvite(ctx: ServiceContext, meta: RequestMeta, user:
     const events = [{ type: 'InvitationRevoked' as const, data: { invite_id: row.id, realm_id: row.realm_id, invited_by_user_id: row.invited_by_user_id } }];
     return { appends: [{ streamId: inviteStream(row.id), expectedVersion: history.at(-1)!.stream_version, events }], result: undefined };
   });
+  await destroyEndedKeys(ctx, [inviteKeyId(inviteId)]);
 }
 
 /** POST /invites/{id}/resend: mails a new link (the old one stops working); answers the new invitation time. */

@@ -19,7 +19,7 @@ import type { MessageFlagsChanged, MessageSent, MessagesDeleted, MovedReceptions
 import { EDITABLE_FLAGS, FlagBit, NON_EDITABLE_FLAGS, isRead } from '../domain/messages/flags.js';
 import type { StreamPropertyChanged } from '../domain/channels/events.js';
 import { canonicalStreamName } from '../domain/channels/decider.js';
-import { renderMarkdown } from '../markdown/index.js';
+import { renderMarkdownAsync, type RenderResult } from '../markdown/index.js';
 import { resolveReaction, type ReactionParams } from './reaction-emoji.js';
 import { buildNarrow, messageVisibleTo, mutedSql, parseNarrow, receivedSql, unreadSql, type NarrowViewer } from '../read/narrow.js';
 import { getMessageRow, getMessageRows, narrowViewer, readThroughOf, userMessageState, fetchMessages, type FetchParams, type MessageRow } from '../read/messages.js';
@@ -235,7 +235,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   }
 
   const data = await dataPromise;
-  const rendered = renderMarkdown(content, senderRenderContext(data.context, user));
+  const rendered = await renderMarkdownAsync(content, senderRenderContext(data.context, user));
   const receiverSet = new Set(receivers);
   const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receiverSet.has(id)));
   for (const groupId of rendered.mentionedGroupIds) {
@@ -352,6 +352,8 @@ export interface EditParams {
 export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, messageId: number, params: EditParams): Promise<void> {
   const props = realm.properties as Record<string, unknown>;
   if (params.content === undefined && params.topic === undefined && params.stream_id === undefined) throw errors.badRequest('Nothing to change');
+  // Rendered once, even when a version conflict runs the decision again (a large render may take a while).
+  let rendering: Promise<RenderResult> | undefined;
   await ctx.commands.run(metadataOf(meta), async () => {
     const row = await requireVisibleMessage(ctx.db, user, messageId);
     const state = stateOf(row);
@@ -359,7 +361,8 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     if (params.content !== undefined) {
       const text = normalizeContent(params.content);
       const data = await realmRenderData(ctx, realm.id);
-      const rendered = renderMarkdown(text, senderRenderContext(data.context, user));
+      rendering ??= renderMarkdownAsync(text, senderRenderContext(data.context, user));
+      const rendered = await rendering;
       const receivers = new Set(row.stream_id !== null ? [...(await subscriberIds(ctx.db, row.stream_id)), row.sender_id] : state.dm_user_ids);
       const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receivers.has(id)));
       for (const g of rendered.mentionedGroupIds) for (const id of data.groupMembers.get(g) ?? []) if (receivers.has(id)) mentioned.add(id);

@@ -1,9 +1,7 @@
-import type { Db } from '../db/database.js';
-import { runPrepared } from '../db/prepared.js';
 import { errors } from '../domain/errors.js';
-import { decidePing, parseStatus, type PingOutcome } from '../domain/presence/decider.js';
+import { parseStatus } from '../domain/presence/decider.js';
 import type { PresenceChanged } from '../domain/presence/events.js';
-import { presenceResponse, readLastSeen } from '../read/presence.js';
+import { presenceDisabledInRealm, type PresenceSources } from '../read/presence.js';
 import type { RealmRow } from '../read/realm.js';
 import type { UserRow } from '../read/users.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
@@ -20,49 +18,17 @@ export interface PresencePing {
 export const presenceEnabled = (user: UserRow) => (user.settings as Record<string, unknown>).presence_enabled !== false;
 
 /**
- * Moves the user's row in presence_last_seen and says whether others now see a different
- * presence. Compare-and-set instead of a locked transaction: a read, then (only when the times
- * move) one conditional write, so the common ping costs one or two statements. Concurrent pings
- * of one user retry on the row the other wrote, so a change is decided (and logged) once.
- */
-async function recordPing(db: Db, user: UserRow, status: 'active' | 'idle', now: number): Promise<PingOutcome> {
-  for (;;) {
-    const prev = await readLastSeen(db, user.id);
-    const outcome = decidePing(prev, status, now);
-    if (!outcome.write) return outcome;
-    if (!prev) {
-      const inserted = await db
-        .insertInto('presence_last_seen')
-        .values({ user_id: user.id, realm_id: user.realm_id, ...outcome.next })
-        .onConflict((oc) => oc.column('user_id').doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return outcome;
-      continue;
-    }
-    const updated = await runPrepared(db, db
-      .updateTable('presence_last_seen')
-      .set(outcome.next)
-      .where('user_id', '=', user.id)
-      .where((eb) => (prev.last_active_time === null ? eb('last_active_time', 'is', null) : eb('last_active_time', '=', prev.last_active_time)))
-      .where('last_connected_time', '=', prev.last_connected_time)
-      .where('logged_status', '=', prev.logged_status)
-      // RETURNING, not the affected-row count: the embedded backend reports no count for a prepared (marked) statement.
-      .returning('user_id'));
-    if (updated.rows.length === 1) return outcome;
-  }
-}
-
-/**
  * POST /users/me/presence, the real server's update_active_status_backend: every client calls it
- * once a minute. The ping moves the pings table; only a change others can see is logged.
+ * once a minute. The ping moves this process's last-seen times (services/presence-tracker.ts);
+ * only a change others can see is logged.
  */
-export async function pingPresence(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, ping: PresencePing): Promise<Record<string, unknown>> {
+export async function pingPresence(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, ping: PresencePing): Promise<{ presencesJson?: string; server_timestamp?: number }> {
   if (user.is_bot) throw errors.badRequest('This endpoint does not accept bot requests.');
   const status = parseStatus(ping.status);
   // A user who turned presence off is not recorded at all (they appear offline to others).
   if (presenceEnabled(user)) {
     const now = Math.floor(meta.now.getTime() / 1000);
-    const outcome = await recordPing(ctx.db, user, status, now);
+    const outcome = await ctx.presence.tracker.ping(user.id, user.realm_id, status, now);
     if (outcome.changed) {
       const event: PresenceChanged = {
         type: 'PresenceChanged',
@@ -74,12 +40,25 @@ export async function pingPresence(ctx: ServiceContext, meta: RequestMeta, user:
           last_connected_time: outcome.next.last_connected_time,
         },
       };
+      // The answer and every read of presence come from the last-seen table (or this process's
+      // tracker), which the change was written to before this append: the fold adds nothing a
+      // reader would miss, so the ping answers once the event is in the log.
       await ctx.commands.run(metadataOf(meta), async () => ({
         appends: [{ streamId: presenceStream(user.id), expectedVersion: undefined, events: [event] }],
         result: undefined,
-      }));
+      }), { answerAt: 'committed' });
     }
   }
   if (ping.ping_only) return {};
-  return presenceResponse(ctx.db, realm, ping.slim_presence ?? false, meta.now.getTime());
+  const nowMs = meta.now.getTime();
+  if (presenceDisabledInRealm(realm)) return { presencesJson: '{}', server_timestamp: nowMs / 1000 };
+  const rows = await ctx.presence.snapshots.rows(realm.id);
+  const local = presenceSources(ctx).local;
+  return { presencesJson: ctx.presence.bodies.text(realm, ping.slim_presence ?? false, rows, user.id, Math.floor(nowMs / 1000), local), server_timestamp: nowMs / 1000 };
 }
+
+/** Realm presence as this process shows it: a shared recent copy of the rows, with its own pings on top. */
+export const presenceSources = (ctx: ServiceContext): PresenceSources => ({
+  rows: (realmId) => ctx.presence.snapshots.rows(realmId),
+  local: (userId) => ctx.presence.tracker.local(userId),
+});

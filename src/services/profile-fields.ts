@@ -11,7 +11,7 @@ const MARKDOWN_TYPES = new Set([2]);
 export async function createProfileField(
   ctx: ServiceContext,
   meta: RequestMeta,
-  input: { name?: string; hint?: string; field_type: number; field_data?: unknown; display_in_profile_summary?: boolean },
+  input: { name?: string; hint?: string; field_type: number; field_data?: unknown; display_in_profile_summary?: boolean; required?: boolean },
 ): Promise<number> {
   const name = (input.name ?? '').trim();
   if (!name && input.field_type !== 8) throw errors.badRequest('Label cannot be blank.');
@@ -29,7 +29,7 @@ export async function createProfileField(
         data: {
           field_id, realm_id: meta.realmId, type: input.field_type, name, hint: input.hint ?? '',
           field_data: input.field_data === undefined ? '' : JSON.stringify(input.field_data),
-          order, display_in_profile_summary: input.display_in_profile_summary ?? false,
+          order, display_in_profile_summary: input.display_in_profile_summary ?? false, required: input.required ?? false,
         },
       }],
     }],
@@ -80,6 +80,7 @@ export async function reorderProfileFields(ctx: ServiceContext, meta: RequestMet
     const rows = await ctx.db.selectFrom('custom_profile_fields').selectAll().where('realm_id', '=', meta.realmId).orderBy('order').orderBy('id').execute();
     const fields = rows.map((f) => ({
       id: f.id, type: f.type, order: f.order, name: f.name, hint: f.hint, field_data: f.field_data, display_in_profile_summary: f.display_in_profile_summary,
+      required: f.required,
     }));
     const events = decideReorderProfileFields(meta.realmId, order, fields);
     return { appends: [{ streamId: `profile-field-order-${meta.realmId}`, expectedVersion: undefined, events }], result: undefined };
@@ -102,7 +103,7 @@ export async function updateProfileField(
   ctx: ServiceContext,
   meta: RequestMeta,
   fieldId: number,
-  input: { name?: string; hint?: string; field_data?: unknown; display_in_profile_summary?: boolean },
+  input: { name?: string; hint?: string; field_data?: unknown; display_in_profile_summary?: boolean; required?: boolean },
 ): Promise<void> {
   await ctx.commands.run(metadataOf(meta), async () => {
     const version = await streamVersion(ctx, fieldStream(fieldId));
@@ -127,6 +128,7 @@ export async function updateProfileField(
       hint: input.hint ?? field.hint,
       field_data: input.field_data === undefined ? field.field_data : JSON.stringify(input.field_data),
       display_in_profile_summary: summary,
+      required: input.required ?? field.required,
     };
     return {
       appends: [{ streamId: fieldStream(fieldId), expectedVersion: version, events: [{ type: 'CustomProfileFieldUpdated' as const, data }] }],

@@ -1,5 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
-import sharp, { type FormatEnum, type Metadata } from 'sharp';
+import type { FormatEnum, Metadata } from 'sharp';
+import { loadSharp } from './sharp-loader.js';
 import { ApiError, errors } from '../domain/errors.js';
 
 /** The real server's DEFAULT_EMOJI_SIZE: emoji are kept within 64x64 pixels. */
@@ -69,6 +70,7 @@ export async function prepareEmojiImage(data: Buffer, declaredType: string): Pro
   // an image whose pixels cannot be read is not. The real server's libvips lets both through.
   const options = { failOn: 'truncated', limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS } as const;
 
+  const sharp = await loadSharp();
   let meta: Metadata;
   try {
     // Only the header is read here; the size limit is ours, below, with the real server's message.

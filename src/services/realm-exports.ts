@@ -1,12 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { errors } from '../domain/errors.js';
 import type { RealmExportDeleted, RealmExportFailed, RealmExportFinished, RealmExportRequested } from '../domain/realm-exports/events.js';
 import { writeExport } from '../eventstore/log-export.js';
-import { keyFileOf, writeKeyFile } from '../eventstore/crypto/key-transfer.js';
+import { keyFileOf, writeKeyFile, type WrappedKeyRow } from '../eventstore/crypto/key-transfer.js';
+import { uploadStorage } from './upload-crypto.js';
 import { signatureFileOf, writeSignatureFile } from '../eventstore/signature-transfer.js';
 import { EXPORT_FILE_SUFFIXES, getRealmExport, pendingRealmExportIds, realmExportsSince } from '../read/realm-exports.js';
 import type { FileStorage } from '../storage/index.js';
@@ -29,21 +30,35 @@ function exportPathId(realmId: number, exportId: number): string {
   return `${realmId}/${digest.subarray(0, 1).toString('hex')}/${digest.subarray(1, 19).toString('base64url')}/zulip-export-${exportId}.jsonl`;
 }
 
+/**
+ * New requests go on one stream per organization, so the limit check and the request are one
+ * decision: two concurrent requests expect the same version, and the loser decides again on a
+ * count that includes the winner. (Requests from before this were on the export's own stream.)
+ */
+const requestsStream = (realmId: number) => `realm-export-requests-${realmId}`;
+
+/** Stores one written file as a stream (stores that take streams never hold it whole); answers its size in bytes. */
+async function saveFile(storage: FileStorage, pathId: string, file: string): Promise<number> {
+  const { size } = await stat(file);
+  await storage.save(pathId, createReadStream(file), 'application/octet-stream');
+  return size;
+}
+
 /** POST /export/realm: records the request; the export itself runs in the background (runRealmExport). */
 export async function requestRealmExport(ctx: ServiceContext, meta: RequestMeta, actingUserId: number): Promise<number> {
   const now = seconds(meta.now);
-  if ((await realmExportsSince(ctx.db, meta.realmId, now - EXPORT_LIMIT_WINDOW_S)) >= EXPORT_LIMIT) {
-    throw errors.badRequest('Exceeded rate limit.');
-  }
   const exportId = await ctx.commands.nextId('realm_export_id_seq');
   const requested: RealmExportRequested = {
     type: 'RealmExportRequested',
     data: { export_id: exportId, realm_id: meta.realmId, acting_user_id: actingUserId, export_time: now },
   };
-  await ctx.commands.run(metadataOf(meta), async () => ({
-    appends: [{ streamId: exportStream(exportId), expectedVersion: 0, events: [requested] }],
-    result: undefined,
-  }));
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const version = await streamVersion(ctx, requestsStream(meta.realmId));
+    if ((await realmExportsSince(ctx.db, meta.realmId, now - EXPORT_LIMIT_WINDOW_S)) >= EXPORT_LIMIT) {
+      throw errors.badRequest('Exceeded rate limit.');
+    }
+    return { appends: [{ streamId: requestsStream(meta.realmId), expectedVersion: version === 0 ? -1 : version, events: [requested] }], result: undefined };
+  });
   return exportId;
 }
 
@@ -74,9 +89,8 @@ export async function runRealmExport(ctx: ServiceContext, storage: FileStorage, 
     let size = 0;
     written = true;
     for (const [i, suffix] of EXPORT_FILE_SUFFIXES.entries()) {
-      const data = await readFile(files[i]!);
-      if (i === 0) size = data.length;
-      await storage.save(`${pathId}${suffix}`, data, 'application/octet-stream');
+      const saved = await saveFile(storage, `${pathId}${suffix}`, files[i]!);
+      if (i === 0) size = saved;
     }
     outcome = { type: 'RealmExportFinished', data: { export_id: exportId, realm_id: realmId, path_id: pathId, size, event_count: eventCount } };
   } catch (error) {
@@ -85,14 +99,21 @@ export async function runRealmExport(ctx: ServiceContext, storage: FileStorage, 
     await rm(dir, { recursive: true, force: true });
   }
   const { result: appended } = await ctx.commands.run(metadataOf(meta()), async () => {
-    if ((await streamVersion(ctx, exportStream(exportId))) !== 1) return { appends: [], result: false };
-    return { appends: [{ streamId: exportStream(exportId), expectedVersion: 1, events: [outcome] }], result: true };
+    // The export's stream holds nothing yet, or only its request (when it was requested there).
+    const version = await streamVersion(ctx, exportStream(exportId));
+    if (version > 1 || (version === 1 && !(await requestedOnOwnStream(ctx, exportId)))) return { appends: [], result: false };
+    return { appends: [{ streamId: exportStream(exportId), expectedVersion: version === 0 ? -1 : version, events: [outcome] }], result: true };
   });
   if (!appended) {
     if (written) await removeExportFiles(storage, pathId);
     return 'not-pending';
   }
   return outcome.type === 'RealmExportFinished' ? 'finished' : 'failed';
+}
+
+async function requestedOnOwnStream(ctx: ServiceContext, exportId: number): Promise<boolean> {
+  const first = await ctx.db.selectFrom('events').select('type').where('stream_id', '=', exportStream(exportId)).where('stream_version', '=', 1).executeTakeFirst();
+  return first?.type === 'RealmExportRequested';
 }
 
 async function removeExportFiles(storage: FileStorage, pathId: string): Promise<void> {
@@ -124,4 +145,36 @@ export async function deleteRealmExport(ctx: ServiceContext, storage: FileStorag
     return { appends: [{ streamId: exportStream(exportId), expectedVersion: version, events: [deleted] }], result: row.path_id };
   });
   await removeExportFiles(storage, pathId);
+}
+
+/**
+ * A stored export's key file holds the keys that existed when it was taken: once a key is destroyed
+ * (a shred, an erasure), its copy there must go too, or the operator (who has the KEK) could open
+ * from the server's own storage what was forgotten since. Rewrites each stored export's key file to
+ * the keys that still exist. Idempotent; called after every destruction and by each forgetting
+ * pass (the safety net for a crash in between). Returns how many key copies were removed.
+ */
+export async function pruneStoredExportKeys(ctx: Pick<ServiceContext, 'db' | 'config' | 'store'>): Promise<number> {
+  const stored = await ctx.db.selectFrom('realm_exports').select('path_id')
+    .where('path_id', 'is not', null).where('deleted_timestamp', 'is', null).execute();
+  if (stored.length === 0) return 0;
+  const storage = uploadStorage(ctx);
+  let removed = 0;
+  for (const { path_id: pathId } of stored) {
+    const file = `${pathId!}${EXPORT_FILE_SUFFIXES[1]}`;
+    const bytes = await storage.read(file);
+    if (!bytes) continue;
+    const lines = bytes.toString('utf8').split('\n').filter((line) => line.trim() !== '');
+    const ids = lines.map((line) => (JSON.parse(line) as WrappedKeyRow).key_id);
+    const alive = new Set<string>();
+    for (let start = 0; start < ids.length; start += 5_000) {
+      const rows = await ctx.db.selectFrom('data_keys').select('key_id').where('key_id', 'in', ids.slice(start, start + 5_000)).execute();
+      for (const row of rows) alive.add(row.key_id);
+    }
+    const kept = lines.filter((_, i) => alive.has(ids[i]!));
+    if (kept.length === lines.length) continue;
+    await storage.save(file, Buffer.from(kept.map((line) => `${line}\n`).join(''), 'utf8'), 'application/octet-stream');
+    removed += lines.length - kept.length;
+  }
+  return removed;
 }

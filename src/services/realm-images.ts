@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
+import { loadSharp } from './sharp-loader.js';
 import { errors } from '../domain/errors.js';
 import type { RealmImageChanged } from '../domain/realm-admin/events.js';
 import { ORGANIZATION_ICON_PATH, ORGANIZATION_LOGO_PATH } from '../domain/realm/server-catalogs.js';
@@ -55,6 +55,7 @@ export function realmImageState(realm: RealmRow): Record<string, unknown> {
 
 /** The stored form of an upload: a PNG, resized as the real server does. */
 async function processImage(image: RealmImage, data: Buffer): Promise<Buffer> {
+  const sharp = await loadSharp();
   try {
     const input = sharp(data, { limitInputPixels: IMAGE_BOMB_TOTAL_PIXELS });
     const resized = image === 'icon'

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
-import type { RenderContext, MentionableUser, LinkableChannel, CustomEmoji } from '../markdown/index.js';
+import { contextFromSnapshot, newSnapshotKey } from '../markdown/context-snapshot.js';
+import type { RenderContext } from '../markdown/index.js';
 import { emojiImageUrl } from '../read/realm-emoji.js';
 import type { ServiceContext } from './context.js';
 
@@ -18,7 +19,7 @@ interface CacheEntry {
 }
 
 /** Every read table loadRenderData reads. */
-const RENDER_TABLES = ['realms', 'users', 'streams', 'user_groups', 'user_group_members', 'user_group_subgroups', 'linkifiers', 'alert_words', 'realm_emoji'];
+export const RENDER_TABLES = ['realms', 'users', 'streams', 'user_groups', 'user_group_members', 'user_group_subgroups', 'linkifiers', 'alert_words', 'realm_emoji'];
 
 // Per database (a process may serve several, e.g. in tests), then per realm.
 const caches = new WeakMap<object, { entries: Map<number, CacheEntry>; loading: Map<number, { version: number; promise: Promise<RealmRenderData> }> }>();
@@ -47,7 +48,7 @@ export async function realmRenderData(ctx: ServiceContext, realmId: number): Pro
 
 export async function loadRenderData(db: Db, realmId: number): Promise<RealmRenderData> {
   const [realm, users, streams, groups, members, subgroups, linkifiers, words, customEmoji] = await Promise.all([
-    db.selectFrom('realms').select('url').where('id', '=', realmId).executeTakeFirst(),
+    db.selectFrom('realms').select(['url', 'properties']).where('id', '=', realmId).executeTakeFirst(),
     db.selectFrom('users').select(['id', 'full_name', 'delivery_email', 'is_active']).where('realm_id', '=', realmId).execute(),
     db.selectFrom('streams').select(['id', 'name']).where('realm_id', '=', realmId).where('deactivated', '=', false).execute(),
     db.selectFrom('user_groups').select(['id', 'name']).where('realm_id', '=', realmId).where('deactivated', '=', false).execute(),
@@ -60,17 +61,6 @@ export async function loadRenderData(db: Db, realmId: number): Promise<RealmRend
       .select(['alert_words.user_id', 'alert_words.word']).where('users.realm_id', '=', realmId).execute(),
     db.selectFrom('realm_emoji').select(['id', 'name', 'file_name']).where('realm_id', '=', realmId).where('deactivated', '=', false).execute(),
   ]);
-  const byName = new Map<string, MentionableUser[]>();
-  const byId = new Map<number, MentionableUser>();
-  for (const u of users) {
-    const m: MentionableUser = { id: u.id, fullName: u.full_name, email: u.delivery_email, isActive: u.is_active };
-    byId.set(u.id, m);
-    const key = u.full_name.toLowerCase();
-    byName.set(key, [...(byName.get(key) ?? []), m]);
-  }
-  const channels = new Map<string, LinkableChannel>();
-  for (const s of streams) channels.set(s.name.toLowerCase(), { id: s.id, name: s.name });
-  const groupByName = new Map(groups.map((g) => [g.name.toLowerCase(), { id: g.id, name: g.name }]));
   const direct = new Map<number, number[]>();
   for (const m of members) direct.set(m.group_id, [...(direct.get(m.group_id) ?? []), m.user_id]);
   const children = new Map<number, number[]>();
@@ -91,21 +81,26 @@ export async function loadRenderData(db: Db, realmId: number): Promise<RealmRend
   }
   const alertWords = new Map<number, string[]>();
   for (const w of words) alertWords.set(w.user_id, [...(alertWords.get(w.user_id) ?? []), w.word.toLowerCase()]);
-  const emojiByName = new Map<string, CustomEmoji>(customEmoji.map((e) => [e.name, { id: e.id, name: e.name, sourceUrl: emojiImageUrl(realmId, e.file_name) }]));
   const realmUrl = (realm?.url ?? 'http://localhost').replace(/\/$/, '');
   return {
-    context: {
+    context: contextFromSnapshot({
+      key: newSnapshotKey(),
       realmUrl,
-      userByName: (name) => byName.get(name.toLowerCase()) ?? [],
-      userById: (id) => byId.get(id),
-      groupByName: (name) => groupByName.get(name.toLowerCase()),
-      channelByName: (name) => channels.get(name.toLowerCase()),
+      users: users.map((u) => ({ id: u.id, fullName: u.full_name, email: u.delivery_email, isActive: u.is_active })),
+      groups: groups.map((g) => ({ id: g.id, name: g.name })),
+      channels: streams.map((s) => ({ id: s.id, name: s.name })),
       linkifiers: linkifiers.map((l) => ({ id: l.id, pattern: l.pattern, urlTemplate: l.url_template })),
-      customEmojiByName: (name) => emojiByName.get(name),
-    },
+      customEmoji: customEmoji.map((e) => ({ id: e.id, name: e.name, sourceUrl: emojiImageUrl(realmId, e.file_name) })),
+      defaultCodeBlockLanguage: defaultCodeBlockLanguage(realm?.properties),
+    }),
     groupMembers,
     alertWords,
   };
+}
+
+function defaultCodeBlockLanguage(properties: unknown): string | undefined {
+  const value = (properties as Record<string, unknown> | null | undefined)?.default_code_block_language;
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /** The realm's render context as `sender` writes: with their emoticon translation setting. */

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { RealmRow } from '../read/realm.js';
 import type { ServiceContext } from './context.js';
-import { SHRED_BATCH, shredMessages, systemMeta } from './forgetting.js';
+import { cleanUpAfterShred, destroyMessageKeys, SHRED_BATCH, systemMeta } from './forgetting.js';
 
 const DAY = 86_400;
 
@@ -29,13 +29,17 @@ export async function expiredMessageIds(db: Db, realm: RealmRow, now: Date, limi
 
 /** Shreds every message of `realm` past its retention period; returns how many. */
 export async function applyRetention(ctx: ServiceContext, realm: RealmRow, now: Date): Promise<number> {
+  const meta = systemMeta(realm.id, 'internal: retention', now);
   let total = 0;
   // Held messages stay: the cursor walks past them so each pass ends.
   let after = 0;
   for (;;) {
     const ids = await expiredMessageIds(ctx.db, realm, now, SHRED_BATCH, after);
-    if (ids.length === 0) return total;
+    if (ids.length === 0) {
+      if (total > 0) await cleanUpAfterShred(ctx, meta, realm.id);
+      return total;
+    }
     after = ids[ids.length - 1]!;
-    total += await shredMessages(ctx, systemMeta(realm.id, 'internal: retention', now), realm.id, ids, 'retention');
+    total += await destroyMessageKeys(ctx, meta, realm.id, ids, 'retention');
   }
 }

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { destroyEndedKeys } from './ended-keys.js';
+import { scheduledMessageKeyId } from '../eventstore/crypto/personal-fields.js';
 import { ApiError, errors } from '../domain/errors.js';
 import { normalizeTopic } from '../domain/messages/decider.js';
 import {
@@ -174,6 +176,7 @@ export async function deleteScheduledMessage(ctx: ServiceContext, meta: RequestM
     const events = decideScheduledMessage({ type: 'DeleteScheduledMessage', actor_id: user.id, scheduled_message_id: id }, state);
     return { appends: [{ streamId: scheduledMessageStream(id), expectedVersion: version, events }], result: undefined };
   });
+  await destroyEndedKeys(ctx, [scheduledMessageKeyId(id)]);
 }
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'skipped';
@@ -233,7 +236,11 @@ export async function deliverScheduledMessage(ctx: ServiceContext, id: number, n
       result: 'delivered' as DeliveryOutcome,
     };
   });
-  if (result === 'delivered') prepared?.committed();
+  if (result === 'delivered') {
+    prepared?.committed();
+    // The text now lives in the message, under the message's own key.
+    await destroyEndedKeys(ctx, [scheduledMessageKeyId(id)]);
+  }
   if (result === 'failed') notice?.committed();
   return result;
 }

@@ -47,6 +47,21 @@ export function toUserState(row: UserRow): UserState {
   };
 }
 
+/** Whether `userId` was erased (src/services/erasure.ts): one indexed look-up on their stream. */
+export async function isErased(db: Db, userId: number): Promise<boolean> {
+  const row = await db.selectFrom('events').select('position').where('stream_id', '=', userStream(userId)).where('type', '=', 'UserErased').executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * An erased person stays the real server's deleted user for good: nothing may write new personal
+ * data for them (a name, an address, profile values, an avatar) or bring the account back, since a
+ * new `user:<id>` key would start holding what the erasure promised to forget.
+ */
+export async function refuseErased(db: Db, userId: number): Promise<void> {
+  if (await isErased(db, userId)) throw errors.userErased();
+}
+
 export async function requireUser(db: Db, userId: number, realmId: number): Promise<UserRow> {
   const user = await getUserById(db, userId);
   if (!user || user.realm_id !== realmId) throw errors.noSuchUser();
@@ -127,6 +142,7 @@ export async function changeUserAtOnce(
     const row = await requireUser(ctx.db, userId, meta.realmId);
     // The server manages its own bots; to the organization they are not its users to change.
     if (row.is_system_bot) throw errors.noSuchUser();
+    await refuseErased(ctx.db, userId);
     const owners = await countActiveOwners(ctx.db, meta.realmId);
     const state = toUserState(row);
     const events = [...build(state, owners).flatMap((command) => decideUser(command, state)), ...(await more(row))];

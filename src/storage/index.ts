@@ -1,61 +1,15 @@
-import { mkdir, readFile, rm, writeFile, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
+import type { Config, FileStorageKind } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { FileStorage } from './file-storage.js';
+import { LocalDiskStorage } from './local-disk.js';
+import { PostgresStorage } from './postgres-storage.js';
+import { S3Storage } from './s3-storage.js';
 
-/**
- * Where uploaded files' bytes live. The log records that a file exists (AttachmentUploaded) and
- * that it is gone (AttachmentDeleted); the bytes are written before the first event is appended
- * and removed after the second one committed, so an event never names missing bytes.
- */
-export interface FileStorage {
-  save(pathId: string, data: Buffer, contentType: string): Promise<void>;
-  /** The bytes, or null when there is no such file. */
-  read(pathId: string): Promise<Buffer | null>;
-  /** Removes the file; removing a missing file is not an error. */
-  remove(pathId: string): Promise<void>;
-}
-
-/** `<realm_id>/<2 hex>/<24 random>/<file name>`, the shape of every path id this server makes. */
-export const PATH_ID_FORM = /^\d+\/[0-9a-f]{2}\/[A-Za-z0-9_-]{24}\/[^/\\\u0000]+$/;
-
-/** Files under one directory (default `${DATA_DIR}/uploads`), one file per path id. */
-export class LocalDiskStorage implements FileStorage {
-  constructor(readonly root: string) {}
-
-  private fileOf(pathId: string): string {
-    if (!PATH_ID_FORM.test(pathId) || pathId.split('/').some((part) => part === '.' || part === '..')) {
-      throw new Error(`invalid path id: ${pathId}`);
-    }
-    const file = path.resolve(this.root, pathId);
-    if (!file.startsWith(path.resolve(this.root) + path.sep)) throw new Error(`invalid path id: ${pathId}`);
-    return file;
-  }
-
-  async save(pathId: string, data: Buffer): Promise<void> {
-    const file = this.fileOf(pathId);
-    await mkdir(path.dirname(file), { recursive: true });
-    // Write then rename, so a reader never sees half a file.
-    const temp = `${file}.${randomUUID()}.part`;
-    await writeFile(temp, data);
-    await rename(temp, file);
-  }
-
-  async read(pathId: string): Promise<Buffer | null> {
-    try {
-      return await readFile(this.fileOf(pathId));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
-  }
-
-  async remove(pathId: string): Promise<void> {
-    const file = this.fileOf(pathId);
-    await rm(file, { force: true });
-    // Remove the now empty per-file directory too.
-    await rm(path.dirname(file), { recursive: false, force: true }).catch(() => undefined);
-  }
-}
+export { PATH_ID_FORM, type ByteRange, type FileBytes, type FileStorage } from './file-storage.js';
+export { LocalDiskStorage } from './local-disk.js';
+export { PostgresStorage } from './postgres-storage.js';
+export { S3Storage } from './s3-storage.js';
 
 export interface UploadSettings {
   /** Largest accepted file, in MiB. */
@@ -78,15 +32,36 @@ export function uploadSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Upl
   };
 }
 
-const storages = new Map<string, FileStorage>();
+/** FILE_STORAGE when set; otherwise PostgreSQL when there is one to share, else the local disk. */
+export function fileStorageKind(config: Pick<Config, 'fileStorage' | 'databaseUrl'>): FileStorageKind {
+  return config.fileStorage ?? (config.databaseUrl ? 'postgres' : 'local');
+}
 
-/** The storage for a data directory (one instance per directory). */
-export function storageFor(dataDir: string): FileStorage {
-  const root = path.join(dataDir, 'uploads');
-  let storage = storages.get(root);
+/** A store of the given kind (what `migrate-files` opens for its source and target). */
+export function openStorage(kind: FileStorageKind, config: Pick<Config, 'dataDir' | 's3'>, db: Db): FileStorage {
+  switch (kind) {
+    case 'local':
+      return new LocalDiskStorage(path.join(config.dataDir, 'uploads'));
+    case 'postgres':
+      return new PostgresStorage(db);
+    case 's3':
+      if (!config.s3) throw new Error('the S3 store needs S3_BUCKET');
+      return new S3Storage(config.s3);
+    default: {
+      const never: never = kind;
+      throw new Error(`unknown file storage ${String(never)}`);
+    }
+  }
+}
+
+const storages = new WeakMap<Db, FileStorage>();
+
+/** This server's store of file bytes (one instance per database handle). */
+export function storageFor(ctx: { config: Config; db: Db }): FileStorage {
+  let storage = storages.get(ctx.db);
   if (!storage) {
-    storage = new LocalDiskStorage(root);
-    storages.set(root, storage);
+    storage = openStorage(fileStorageKind(ctx.config), ctx.config, ctx.db);
+    storages.set(ctx.db, storage);
   }
   return storage;
 }

@@ -41,7 +41,7 @@ const file = (filename: string, text: string, type = 'text/plain') => ({ field: 
 t.test('attachments: upload, download, list, link to messages, delete', async (t) => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'uploads-test-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const s = await startTestServer(t, { dataDir });
+  const s = await startTestServer(t, { dataDir, fileStorage: 'local' });
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
   const carol = await s.user(Role.MEMBER, 'Carol');
@@ -106,10 +106,10 @@ t.test('attachments: upload, download, list, link to messages, delete', async (t
 t.test('attachments: scheduled cleanup of orphaned and unused files', async (t) => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'uploads-test-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const s = await startTestServer(t, { dataDir });
+  const s = await startTestServer(t, { dataDir, fileStorage: 'local' });
   const alice = await s.user(Role.MEMBER, 'Alice');
   const channel = await makeChannel(s, 'general', { subscribers: [alice.id, s.owner.id] });
-  const storage = storageFor(dataDir);
+  const storage = storageFor(s.platform);
   const settings = uploadSettingsFromEnv({});
   t.equal(settings.unusedRetentionMs, 21 * 24 * 3600 * 1000, 'three weeks by default');
   t.equal(uploadSettingsFromEnv({ UNUSED_UPLOAD_RETENTION_DAYS: '2' }).unusedRetentionMs, 2 * 24 * 3600 * 1000, 'configurable');
@@ -142,7 +142,7 @@ t.test('attachments: scheduled cleanup of orphaned and unused files', async (t) 
 t.test('attachment events', async (t) => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'uploads-test-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const s = await startTestServer(t, { dataDir });
+  const s = await startTestServer(t, { dataDir, fileStorage: 'local' });
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
   const register = { event_types: ['attachment'] };

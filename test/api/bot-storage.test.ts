@@ -72,3 +72,19 @@ t.test('bot storage: the 10,000,000-character limit counts keys and values, repl
   t.equal((await s.api('PUT', '/bot_storage', bot, { storage: { d: 'z'.repeat(1000) } })).status, 200);
   t.equal((await s.api('GET', '/bot_storage', bot, { keys: ['a', 'c'] })).body.storage.c, '😀'.repeat(7));
 });
+
+t.test('bot storage: concurrent writes from one bot all succeed, the last write of each key wins', async (t) => {
+  const s = await startTestServer(t);
+  const owner = await s.user(Role.MEMBER, 'Owner');
+  const bot = await s.user(Role.MEMBER, 'Bot', { bot_type: 1, bot_owner_id: owner.id });
+  const writes = 60;
+  const answers = await Promise.all(Array.from({ length: writes }, (_, i) => s.api('PUT', '/bot_storage', bot, { storage: { count: String(i), [`k${i}`]: `v${i}` } })));
+  t.same(answers.filter((a) => a.status !== 200).map((a) => [a.status, a.body.code]), [], 'no write is refused (no 409 from a version conflict)');
+  const storage = (await s.api('GET', '/bot_storage', bot)).body.storage;
+  for (let i = 0; i < writes; i++) t.equal(storage[`k${i}`], `v${i}`);
+  // The last committed write of `count` is what a fresh read sees.
+  const sets = await s.platform.db.selectFrom('events').select('stream_version').where('stream_id', '=', `bot-storage-${bot.id}`).where('type', '=', 'BotStorageSet').execute();
+  t.equal(sets.length, writes, 'one event per write');
+  const last = await s.platform.store.readStream(`bot-storage-${bot.id}`);
+  t.equal(storage.count, (last.at(-1)!.data as { storage: Record<string, string> }).storage.count, 'count holds the last committed write');
+});

@@ -74,3 +74,27 @@ t.test('default channel groups: permissions and errors', async (t) => {
   }
   t.equal((await s.api('POST', '/default_stream_groups/create', admin, { group_name: 'Z', description: '' })).body.code, 'REQUEST_VARIABLE_MISSING');
 });
+
+t.test('an archived channel leaves the default channel groups and the default channels', async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
+  const member = await s.user(Role.MEMBER, 'Member');
+  await s.api('POST', '/users/me/subscriptions', admin, { subscriptions: [{ name: 'design' }, { name: 'eng' }, { name: 'lobby' }] });
+  const idOf = async (name: string) => (await s.api('GET', '/get_stream_id', admin, { stream: name })).body.stream_id as number;
+  const design = await idOf('design');
+  const lobby = await idOf('lobby');
+  await s.api('POST', '/default_streams', admin, { stream_id: lobby });
+  t.equal((await s.api('POST', '/default_stream_groups/create', admin, { group_name: 'Builders', description: '', stream_names: ['eng', 'design'] })).status, 200);
+  t.equal((await s.api('POST', '/default_stream_groups/create', admin, { group_name: 'Crafts', description: '', stream_names: ['design'] })).status, 200);
+  const both = { event_types: ['default_stream_groups', 'default_streams'], fetch_event_types: ['default_stream_groups', 'default_streams'] };
+
+  const archived = await verifyAction(t, s, member, () => s.api('DELETE', `/streams/${design}`, admin), { register: both });
+  t.same(archived.map((e) => e.type), ['default_stream_groups', 'default_stream_groups'], 'one event per group that held it');
+  t.same(archived.at(-1)!.default_stream_groups.map((g: { name: string; streams: Array<{ name: string }> }) => [g.name, g.streams.map((c) => c.name)]), [['Builders', ['eng']], ['Crafts', []]]);
+  const rows = await s.platform.db.selectFrom('default_stream_groups').select(['name', 'stream_ids']).orderBy('name').execute();
+  t.same(rows.map((r) => [r.name, r.stream_ids]), [['Builders', [await idOf('eng')]], ['Crafts', []]], 'the groups no longer hold it');
+
+  const defaults = await verifyAction(t, s, member, () => s.api('DELETE', `/streams/${lobby}`, admin), { register: both });
+  t.same(defaults.map((e) => e.type), ['default_streams']);
+  t.same(defaults[0]!.default_streams, [], 'no longer a default channel');
+});

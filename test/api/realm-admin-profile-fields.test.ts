@@ -92,3 +92,35 @@ t.test('DELETE /users/me/profile_data clears the values, as realm_user events', 
   await s.platform.projections.rebuild();
   t.same(await tableChecksums(s.platform.db, tables), before, 'identical read tables after rebuild');
 });
+
+t.test('custom profile fields: required is stored, listed, changed and sent in events', async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
+  const member = await s.user(Role.MEMBER, 'Member');
+
+  let team = 0;
+  const created = await verifyAction(t, s, member, async () => {
+    team = (await s.api('POST', '/realm/profile_fields', admin, { name: 'Team', field_type: 1, required: true })).body.id;
+  }, { register });
+  t.match(created, [{ type: 'custom_profile_fields', fields: [{ id: team, required: true }] }], 'created required');
+  const listed = async () => (await s.api('GET', '/realm/profile_fields', member)).body.custom_fields.map((f: { id: number; required: boolean }) => [f.id, f.required]);
+  t.same(await listed(), [[team, true]]);
+
+  const phone = (await s.api('POST', '/realm/profile_fields', admin, { name: 'Phone', field_type: 1 })).body.id;
+  t.same(await listed(), [[team, true], [phone, false]], 'optional unless asked');
+  const edited = await verifyAction(t, s, member, () => s.api('PATCH', `/realm/profile_fields/${team}`, admin, { required: false }), { register });
+  t.match(edited, [{ type: 'custom_profile_fields', fields: [{ id: team, required: false }, { id: phone, required: false }] }]);
+  await verifyAction(t, s, member, () => s.api('PATCH', `/realm/profile_fields/${phone}`, admin, { required: true }), { register });
+  t.equal((await s.api('PATCH', `/realm/profile_fields/${phone}`, admin, { hint: 'Work' })).status, 200);
+  t.same(await listed(), [[team, false], [phone, true]], 'an edit that does not name it keeps it');
+  t.equal((await s.api('PATCH', `/realm/profile_fields/${phone}`, admin, { required: 'maybe' })).status, 400);
+  const reordered = await verifyAction(t, s, member, () => s.api('PATCH', '/realm/profile_fields', admin, { order: [phone, team] }), { register });
+  t.match(reordered, [{ type: 'custom_profile_fields', fields: [{ id: phone, required: true }, { id: team, required: false }] }], 'reordering keeps it');
+  const state = (await s.api('POST', '/register', member, register)).body;
+  t.same(state.custom_profile_fields.map((f: { id: number; required: boolean }) => [f.id, f.required]), [[phone, true], [team, false]]);
+
+  const tables = allProjections.flatMap((p) => p.tables);
+  const before = await tableChecksums(s.platform.db, tables);
+  await s.platform.projections.rebuild();
+  t.same(await tableChecksums(s.platform.db, tables), before, 'identical read tables after rebuild');
+});

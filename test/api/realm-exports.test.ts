@@ -138,7 +138,7 @@ t.test('an export cut off by a restart runs again; a failed one is reported and 
   t.match((await s.api('GET', '/export/realm', s.owner)).body.exports, [{ id: cut, pending: false, failed_timestamp: null, export_url: /zulip-export/ }]);
 
   // Storage that refuses the bytes: the export fails, with a realm_export event, and has nothing to delete.
-  const failing: FileStorage = { save: async () => { throw new Error('disk full'); }, read: async () => null, remove: async () => undefined };
+  const failing: FileStorage = { save: async () => { throw new Error('disk full'); }, read: async () => null, stream: async () => null, stat: async () => null, remove: async () => undefined };
   const broken = await requestRealmExport(s.platform, meta(), s.owner.id);
   const events = await verifyAction(t, s, s.owner, async () => {
     t.equal(await runRealmExport(s.platform, failing, 1, broken), 'failed');
@@ -146,4 +146,48 @@ t.test('an export cut off by a restart runs again; a failed one is reported and 
   t.match(events.at(-1), { type: 'realm_export', exports: [{ id: cut }, { id: broken, pending: false, export_url: null, failed_timestamp: Number }] });
   const del = await s.api('DELETE', `/export/realm/${broken}`, s.owner);
   t.same([del.status, del.body.msg], [400, 'Export failed, nothing to delete']);
+});
+
+t.test('the rate limit holds for concurrent requests: exactly five of ten are accepted', async (t) => {
+  const s = await startTestServer(t);
+  const answers = await Promise.all(Array.from({ length: 10 }, () => s.api('POST', '/export/realm', s.owner)));
+  t.equal(answers.filter((a) => a.status === 200).length, 5, JSON.stringify(answers.map((a) => a.status)));
+  t.same(answers.filter((a) => a.status !== 200).map((a) => [a.status, a.body.msg]), Array.from({ length: 5 }, () => [400, 'Exceeded rate limit.']));
+  for (const a of answers.filter((a) => a.status === 200)) await finished(s, a.body.id);
+  t.equal((await s.api('GET', '/export/realm', s.owner)).body.exports.length, 5);
+});
+
+t.test('the export reaches the storage as a stream, never as one buffer', async (t) => {
+  const s = await startTestServer(t);
+  const meta = () => ({ actorId: s.owner.id, realmId: 1, client: 'test', requestId: randomUUID(), now: new Date() });
+  const inner = uploadStorage(s.platform);
+  const buffered: string[] = [];
+  const streamed = new Map<string, Buffer>();
+  const streaming: FileStorage = {
+    save: async (pathId, data, type) => {
+      if (Buffer.isBuffer(data)) {
+        buffered.push(pathId);
+        return inner.save(pathId, data, type);
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of data) chunks.push(Buffer.from(chunk));
+      streamed.set(pathId, Buffer.concat(chunks));
+      await inner.save(pathId, Buffer.concat(chunks), type);
+    },
+    read: (pathId) => inner.read(pathId),
+    stream: (pathId, range) => inner.stream(pathId, range),
+    stat: (pathId) => inner.stat(pathId),
+    remove: (pathId) => inner.remove(pathId),
+  };
+  const id = await requestRealmExport(s.platform, meta(), s.owner.id);
+  t.equal(await runRealmExport(s.platform, streaming, 1, id), 'finished');
+  t.same(buffered, [], 'no file was saved as one buffer');
+  t.equal(streamed.size, 3, 'the log, its keys and its signatures');
+  const row = await finished(s, id);
+  const log = [...streamed].find(([pathId]) => pathId.endsWith('.jsonl'))!;
+  t.equal(row.export_url.endsWith(log[0]), true, 'the listed file is the streamed log');
+  const downloaded = await download(s, s.owner, row.export_url);
+  t.equal(downloaded.status, 200);
+  t.ok(downloaded.body.equals(log[1]), 'the download is what was streamed');
+  t.equal((await s.platform.db.selectFrom('realm_exports').select('size').where('id', '=', id).executeTakeFirstOrThrow()).size, log[1].length, 'its size is the streamed size');
 });

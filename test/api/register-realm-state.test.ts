@@ -67,6 +67,10 @@ t.test('server_emoji_data_url serves the Unicode emoji names the server accepts'
   const zulip = await s.fastify.inject({ method: 'GET', url: '/static/generated/emoji/images/emoji/unicode/zulip.png' });
   t.equal(zulip.statusCode, 200, 'the image :zulip: renders with is served');
   t.equal(zulip.headers['content-type'], 'image/png');
+  t.same([...zulip.rawPayload.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG, drawn at the first request');
+  const icon = await s.fastify.inject({ method: 'GET', url: '/static/images/logo/zulip-icon-128x128.png' });
+  t.equal(icon.statusCode, 200);
+  t.same([...icon.rawPayload.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'the default organization icon is a PNG');
   // What the data promises, the server accepts.
   const channel = await s.api('POST', '/users/me/subscriptions', member, { subscriptions: [{ name: 'emoji' }] });
   t.equal(channel.status, 200);
@@ -111,4 +115,17 @@ t.test('the organization logo and icon URLs in /register and /server_settings ar
     t.match(response.headers['content-type'], /^image\/(png|svg\+xml)$/, url);
     t.ok(response.rawPayload.length > 100, `${url} has content`);
   }
+});
+
+t.test('GET /server_settings gives the organization description as HTML; /register keeps its Markdown', async (t) => {
+  const s = await startTestServer(t);
+  const member = await s.user(Role.MEMBER, 'Member');
+  const changed = await s.api('PATCH', '/realm', s.owner, { description: 'Welcome to **the team** <b>& co</b>' });
+  t.equal(changed.status, 200, JSON.stringify(changed.body));
+  const settings = (await s.api('GET', '/server_settings', null)).body;
+  t.equal(settings.realm_description, '<p>Welcome to <strong>the team</strong> &lt;b&gt;&amp; co&lt;/b&gt;</p>');
+  const state = (await s.api('POST', '/register', member, { fetch_event_types: ['realm'] })).body;
+  t.equal(state.realm_description, 'Welcome to **the team** <b>& co</b>');
+  await s.api('PATCH', '/realm', s.owner, { description: 'Now *this*' });
+  t.equal((await s.api('GET', '/server_settings', null)).body.realm_description, '<p>Now <em>this</em></p>', 'a change shows at once');
 });

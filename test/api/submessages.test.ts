@@ -115,3 +115,32 @@ t.test('widget_content: the real server accepts a bot zform and refuses the rest
   await refused('{"widget_type":"poll","extra_data":{}}', 'Widgets: unknown widget type: poll');
   await refused('{"widget_type":"zform","extra_data":{"type":"choices","heading":"h","choices":[{"short_name":"a"}]}}', 'Widgets: long_name key is missing from choices[0]');
 });
+
+t.test('50 concurrent votes on one poll: every one counted, and each in its voter\'s next read', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const voters: TestUser[] = [];
+  for (let i = 0; i < 50; i++) voters.push(await s.user(Role.MEMBER, `Voter ${i}`));
+  await createChannel(s, alice, 'votes', { subscribers: [alice.id, ...voters.map((v) => v.id)] });
+  const poll = await send(s, alice, 'votes', '/poll Where?\n- Kitchen\n- Roof\n- Lobby\n- Park\n- Online');
+  const queue = await s.api('POST', '/register', alice, { event_types: ['submessage'] });
+
+  const seen = await Promise.all(voters.map(async (voter, i) => {
+    const content = JSON.stringify({ type: 'vote', key: `canned,${i % 5}`, vote: 1 });
+    const r = await submit(s, voter, poll, content);
+    if (r.status !== 200) return `${voter.email}: ${r.status} ${JSON.stringify(r.body)}`;
+    // Read-your-writes: the voter's next read, right after the answer, shows the vote.
+    const mine = (await submessagesOf(s, voter, poll)).filter((m) => m.sender_id === voter.id);
+    return mine.length === 1 && mine[0]!.content === content ? 'ok' : `${voter.email}: ${JSON.stringify(mine)}`;
+  }));
+  t.same(seen.filter((r) => r !== 'ok'), [], 'every vote answered 200 and was in its voter\'s next read');
+
+  const all = await submessagesOf(s, alice, poll);
+  t.equal(all.length, 51, 'the widget and 50 votes');
+  t.same(new Set(all.slice(1).map((m) => m.sender_id)), new Set(voters.map((v) => v.id)), 'one vote from each voter');
+  t.equal(new Set(all.map((m) => m.id)).size, 51, 'distinct submessage ids');
+  const logged = await s.platform.db.selectFrom('events').select('stream_version').where('stream_id', '=', `submessages-${poll}`).orderBy('stream_version').execute();
+  t.same(logged.map((e) => e.stream_version), Array.from({ length: 50 }, (_, i) => i + 1), 'one event per vote on the message\'s stream, versions without gaps');
+  const polled = await s.api('GET', '/events', alice, { queue_id: queue.body.queue_id, last_event_id: queue.body.last_event_id, dont_block: true });
+  t.equal(polled.body.events.filter((e: { type: string }) => e.type === 'submessage').length, 50, 'every vote reached the author\'s queue');
+});

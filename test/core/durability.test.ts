@@ -5,6 +5,7 @@ import path from 'node:path';
 import { connect, AckPolicy, DeliverPolicy } from 'nats';
 import { testConfig } from '../helpers/config.js';
 import { startChildServer, killHard } from '../helpers/child-server.js';
+import { freePort } from '../helpers/ports.js';
 import { basicAuth, encodeParams } from '../helpers/server.js';
 import { createPlatform } from '../../src/platform.js';
 import { verifyChain } from '../../src/eventstore/verify.js';
@@ -14,7 +15,7 @@ t.test('kill -9 during writes: every acknowledged write survives in the log and 
   const config = await testConfig();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'durability-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const port = String(20_000 + Math.floor(Math.random() * 20_000));
+  const port = String(await freePort());
   const env: Record<string, string> = { DATA_DIR: dataDir, PORT: port };
   if (config.databaseUrl) env.DATABASE_URL = config.databaseUrl;
   if (config.natsUrl) Object.assign(env, { NATS_URL: config.natsUrl, NATS_STREAM: config.natsStream });

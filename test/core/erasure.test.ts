@@ -60,7 +60,7 @@ async function whereFound(t: Test, s: TestServer, dataDir: string, markers: read
 async function server(t: Test, overrides: Record<string, unknown> = {}) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'erase-test-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const s = await startTestServer(t, { dataDir, forgettingIntervalSeconds: 0, ...overrides });
+  const s = await startTestServer(t, { dataDir, fileStorage: 'local', forgettingIntervalSeconds: 0, ...overrides });
   return { s, dataDir };
 }
 

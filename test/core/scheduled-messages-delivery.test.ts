@@ -6,6 +6,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { testConfig } from '../helpers/config.js';
 import { startChildServer, killHard, type ChildServer } from '../helpers/child-server.js';
+import { freePort } from '../helpers/ports.js';
 import { basicAuth, encodeParams } from '../helpers/server.js';
 import { buildServer } from '../../src/build-server.js';
 import { allProjections } from '../../projections/index.js';
@@ -26,8 +27,8 @@ async function call(server: ChildServer, auth: string, method: string, url: stri
 // Replicas of one deployment share the key-encryption key (each has its own DATA_DIR here).
 const SHARED_KEK = randomBytes(32).toString('hex');
 
-function childEnv(config: Awaited<ReturnType<typeof testConfig>>, dataDir: string): Record<string, string> {
-  const env: Record<string, string> = { DATA_DIR: dataDir, PORT: String(20_000 + Math.floor(Math.random() * 20_000)), DATA_KEY_SECRET: SHARED_KEK };
+async function childEnv(config: Awaited<ReturnType<typeof testConfig>>, dataDir: string): Promise<Record<string, string>> {
+  const env: Record<string, string> = { DATA_DIR: dataDir, PORT: String(await freePort()), DATA_KEY_SECRET: SHARED_KEK };
   if (config.databaseUrl) env.DATABASE_URL = config.databaseUrl;
   if (config.natsUrl) Object.assign(env, { NATS_URL: config.natsUrl, NATS_STREAM: config.natsStream });
   return env;
@@ -44,7 +45,7 @@ t.test('a message that came due while the server was down is sent once after it 
   const config = await testConfig();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'scheduled-restart-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  const env = childEnv(config, dataDir);
+  const env = await childEnv(config, dataDir);
   let server = await startChildServer(env);
   t.teardown(() => killHard(server));
   const auth = ownerAuth(dataDir);
@@ -72,17 +73,18 @@ t.test('two server processes on one database send each due message exactly once'
   const dirA = mkdtempSync(path.join(tmpdir(), 'scheduled-a-'));
   const dirB = mkdtempSync(path.join(tmpdir(), 'scheduled-b-'));
   t.teardown(() => [dirA, dirB].forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-  const a = await startChildServer(childEnv(config, dirA));
+  const a = await startChildServer(await childEnv(config, dirA));
   t.teardown(() => killHard(a));
-  const b = await startChildServer(childEnv(config, dirB));
+  const b = await startChildServer(await childEnv(config, dirB));
   t.teardown(() => killHard(b));
   const auth = ownerAuth(dirA);
   const me = (await call(a, auth, 'GET', '/users/me')).user_id as number;
-  const due = nowSeconds() + 3;
+  // Far enough ahead that twelve creations on a loaded machine all land before it.
+  const due = nowSeconds() + 10;
   const count = 12;
   for (let i = 0; i < count; i++) {
     const r = await call(i % 2 === 0 ? a : b, auth, 'POST', '/scheduled_messages', { type: 'direct', to: [me], content: `pair ${i}`, scheduled_delivery_timestamp: due });
-    t.equal(r.result, 'success');
+    t.equal(r.result, 'success', JSON.stringify(r));
   }
   let sent: string[] = [];
   for (const started = Date.now(); sent.length < count && Date.now() - started < 20_000; await sleep(250)) sent = await messagesWith(a, auth, 'pair');

@@ -6,7 +6,7 @@ import { tablesContaining } from '../helpers/marker-search.js';
 import { verifyChain } from '../../src/eventstore/verify.js';
 import { tableChecksums } from '../../src/read/checksums.js';
 import { allProjections } from '../../projections/index.js';
-import { shredDueDeletions } from '../../src/services/forgetting.js';
+import { shredDueDeletions, shredMessages, systemMeta } from '../../src/services/forgetting.js';
 import { getDefaultRealm } from '../../src/read/realm.js';
 import { SHREDDED } from '../../src/eventstore/crypto/index.js';
 
@@ -21,8 +21,10 @@ t.test('content and topic are stored sealed; readers see them; the hash chain co
   const id = await sendStream(s, alice, sid, topic, `hello ${body}`);
   const row = await s.platform.db.selectFrom('events').select(['data']).where('type', '=', 'MessageSent').where('stream_id', '=', `message-${id}`).executeTakeFirstOrThrow();
   const data = row.data as Record<string, any>;
-  t.equal(data.content.$enc, 1, 'content is an envelope');
-  t.equal(data.topic.$enc, 1, 'topic is an envelope');
+  t.equal(data.content.$enc, 2, 'content is the head of the event\'s one envelope');
+  t.same(data.content.paths, ['content', 'rendered_content', 'topic'], 'which holds every sealed field');
+  t.same(data.topic, { $enc: 2, k: `message:${id}`, at: 'content' }, 'topic points to it');
+  t.same(data.rendered_content, { $enc: 2, k: `message:${id}`, at: 'content' }, 'rendered content points to it');
   t.equal(data.content.k, `message:${id}`, 'under the message key');
   t.notOk(JSON.stringify(data).includes(body), 'no plaintext in the stored event');
   const edit = await s.api('PATCH', `/messages/${id}`, alice, { content: `edited ${body}` });
@@ -104,4 +106,19 @@ t.test('purge: administrators shred at once; others may not purge', async (t) =>
   const life = await s.api('GET', `/audit/messages/${id}`, s.owner);
   t.equal(life.body.events.at(-1).data.reason, 'purge');
   t.equal(life.body.events.at(-1).metadata.actor_id, admin.id, 'who shredded');
+});
+
+t.test('two shreds of one message at once (the DELETE and the job, or two replicas) record it once', async (t) => {
+  const s = await startTestServer(t, { deletedMessageShredDays: 30 });
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const sid = await createChannel(s, alice, 'race', []);
+  const ids = [await sendStream(s, alice, sid, 't', marker()), await sendStream(s, alice, sid, 't', marker())];
+  for (const id of ids) t.equal((await s.api('DELETE', `/messages/${id}`, alice)).status, 200);
+  const meta = systemMeta(1, 'test');
+  const counts = await Promise.all([shredMessages(s.platform, meta, 1, ids, 'deleted'), shredMessages(s.platform, meta, 1, [...ids].reverse(), 'deleted'), shredMessages(s.platform, meta, 1, [ids[1]!], 'purge')]);
+  t.equal(counts.reduce((a, b) => a + b, 0), 2, `each message counted by one shred (${counts})`);
+  const shreds = await s.platform.db.selectFrom('events').select('data').where('type', '=', 'MessagesShredded').execute();
+  t.same(shreds.flatMap((row) => (row.data as { message_ids: number[] }).message_ids).sort(), [...ids].sort(), 'one MessagesShredded entry per message');
+  t.equal(await shredMessages(s.platform, meta, 1, ids, 'deleted'), 0, 'a later shred finds nothing left to do');
+  t.ok((await verifyChain(s.platform.db)).ok);
 });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestServer } from '../helpers/server.js';
 import { LocalDiskStorage } from '../../src/storage/index.js';
-import { SealedUploadStorage, isSealedUpload } from '../../src/services/upload-crypto.js';
+import { SealedUploadStorage, isSealedUpload, uploadKeyId } from '../../src/services/upload-crypto.js';
 
 const pathId = (name: string) => `1/ab/${'x'.repeat(20)}${name.padStart(4, '0').slice(-4)}/file.txt`;
 
@@ -23,7 +23,7 @@ t.test('uploads are sealed under a key of their own; plaintext files from before
   t.ok(isSealedUpload(stored), 'stored sealed');
   t.notOk(stored.includes(Buffer.from('secret bytes')), 'no plaintext at rest');
   t.equal((await sealed.read(pathId('new')))?.toString(), 'secret bytes', 'decrypted on read');
-  t.ok(await s.platform.db.selectFrom('data_keys').select('key_id').where('key_id', '=', `upload:${pathId('new')}`).executeTakeFirst(), 'its own key');
+  t.ok(await s.platform.db.selectFrom('data_keys').select('key_id').where('key_id', '=', uploadKeyId(pathId('new'))).executeTakeFirst(), 'its own key');
 
   await sealed.save(pathId('other'), Buffer.from('other'), 'text/plain');
   await plain.save(pathId('other'), stored);
@@ -31,7 +31,7 @@ t.test('uploads are sealed under a key of their own; plaintext files from before
 
   await sealed.remove(pathId('new'));
   t.equal(await sealed.read(pathId('new')), null);
-  t.equal(await s.platform.db.selectFrom('data_keys').select('key_id').where('key_id', '=', `upload:${pathId('new')}`).executeTakeFirst(), undefined, 'key destroyed with the file');
+  t.equal(await s.platform.db.selectFrom('data_keys').select('key_id').where('key_id', '=', uploadKeyId(pathId('new'))).executeTakeFirst(), undefined, 'key destroyed with the file');
   await plain.save(pathId('new'), stored);
   t.equal(await sealed.read(pathId('new')), null, 'a copy of the bytes (a backup) is unreadable once the key is gone');
 });

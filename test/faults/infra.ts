@@ -10,31 +10,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { basicAuth, encodeParams } from '../helpers/server.js';
+import { freePort } from '../helpers/ports.js';
+
+export { freePort };
 
 function pgBin(): string {
   const versions = readdirSync('/usr/lib/postgresql').sort();
   return `/usr/lib/postgresql/${versions[versions.length - 1]}/bin`;
 }
 
-const handedOut = new Set<number>();
-
-/**
- * A loopback port nobody listens on, below the kernel's ephemeral range (32768 and up), so an
- * outgoing connection cannot take it between this check and the listen; never the same one twice.
- */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (handedOut.has(port)) continue;
-    handedOut.add(port);
-    const free = await new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
 
 function asPostgres(command: string): string {
   return execFileSync('su', ['postgres', '-s', '/bin/sh', '-c', command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { writeWhole } from '../../src/db/memory-template.js';
 
 /**
  * The real server's OpenAPI document (feature level 247) as JSON Schema that ajv compiles, and a
@@ -93,7 +95,24 @@ function addSpecFields(value: unknown): void {
   Object.values(node).forEach(addSpecFields);
 }
 
-export const openapi = parse(readFileSync(OPENAPI_PATH, 'utf8')) as Record<string, any>;
+export const openapi = await parsedOnce(OPENAPI_PATH);
+
+/**
+ * Parsing the 1 MB YAML document takes most of a second, in every test process: the parsed form is
+ * kept as JSON in the temporary directory, named by a digest of the YAML text.
+ */
+async function parsedOnce(path: string): Promise<Record<string, any>> {
+  const text = readFileSync(path, 'utf8');
+  const cached = join(tmpdir(), `zulip-es-openapi-${createHash('sha256').update(text).digest('hex').slice(0, 24)}.json`);
+  try {
+    return JSON.parse(readFileSync(cached, 'utf8')) as Record<string, any>;
+  } catch {
+    const { parse } = await import('yaml');
+    const parsed = parse(text) as Record<string, any>;
+    writeWhole(cached, JSON.stringify(parsed));
+    return parsed;
+  }
+}
 addSpecFields(openapi);
 const converted = toJsonSchema(openapi) as Record<string, any>;
 

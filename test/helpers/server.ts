@@ -4,6 +4,7 @@ import { testConfig } from './config.js';
 import { buildServer, type ServerInstance } from '../../src/build-server.js';
 import type { OrganizationSetup } from '../../src/services/bootstrap.js';
 import { allProjections } from '../../projections/index.js';
+import type { Projection } from '../../src/projections-api.js';
 import { createUser } from '../../src/services/users.js';
 import { Role } from '../../src/domain/roles.js';
 import { randomUUID } from 'node:crypto';
@@ -44,10 +45,13 @@ export function encodeParams(params: Record<string, unknown>): string {
 
 let counter = 0;
 
-/** `organization: 'full'` starts as `npm start` does (channels, system bots, welcome messages). */
-export async function startTestServer(t: Test, overrides: Partial<Config> = {}, options: { organization?: OrganizationSetup } = {}): Promise<TestServer> {
+/**
+ * `organization: 'full'` starts as `npm start` does (channels, system bots, welcome messages);
+ * `projections`: the read tables to keep (default: all of them).
+ */
+export async function startTestServer(t: Test, overrides: Partial<Config> = {}, options: { organization?: OrganizationSetup; projections?: readonly Projection[] } = {}): Promise<TestServer> {
   const config = await testConfig(overrides);
-  const server = await buildServer(config, { projections: allProjections, inMemory: !config.databaseUrl, organization: options.organization });
+  const server = await buildServer(config, { projections: options.projections ?? allProjections, inMemory: !config.databaseUrl, organization: options.organization });
   t.teardown(() => server.close());
   const ownerRow = await server.platform.db.selectFrom('users').selectAll().where('role', '=', Role.OWNER).executeTakeFirstOrThrow();
   const owner = { id: ownerRow.id, email: ownerRow.delivery_email, apiKey: ownerRow.api_key, auth: basicAuth(ownerRow.delivery_email, ownerRow.api_key) };

@@ -9,6 +9,8 @@ export interface ProfileFieldEntry {
   hint: string;
   field_data: string;
   display_in_profile_summary: boolean;
+  /** Absent on events before fields could be required: false. */
+  required?: boolean;
 }
 
 /** `fields`: every field of the realm afterwards, by their new order (the client event carries them all). */
@@ -22,6 +24,7 @@ export type CustomProfileFieldUpdated = Event<'CustomProfileFieldUpdated', {
   hint: string;
   field_data: string;
   display_in_profile_summary: boolean;
+  required?: boolean;
 }>;
 
 /** A field was deleted, and with it every user's value for it. */

@@ -52,6 +52,8 @@ export type CustomProfileFieldCreated = Event<'CustomProfileFieldCreated', {
   field_data: string;
   order: number;
   display_in_profile_summary: boolean;
+  /** Absent on events before fields could be required: false. */
+  required?: boolean;
 }>;
 
 export type UserEvent =

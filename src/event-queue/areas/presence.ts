@@ -9,7 +9,8 @@ import { registerSection } from '../sections.js';
 import { registerTranslator } from '../translators.js';
 import type { ClientEvent, PreparedEvent, Recipient } from '../types.js';
 
-registerSection('presence', async ({ trx, realm, options }) => presenceResponse(trx as Db, realm, options.slim_presence, Date.now()));
+// Read in the registration's transaction (no shared copy): the state must match the queue's start.
+registerSection('presence', async ({ trx, realm, options, presenceLocal }) => presenceResponse(trx as Db, realm, options.slim_presence, Date.now(), { local: presenceLocal }));
 
 registerSection('user_status', async ({ trx, realm }) => ({ user_status: await realmUserStatus(trx as Db, realm.id) }));
 

@@ -51,12 +51,12 @@ async function fieldsAsOf(db: Db, event: StoredEvent, realmId: number): Promise<
 }
 
 // The real server sends every field of the realm after any change to them, in register's form
-// (src/read/profile-fields.ts: no field can be made required here).
+// (src/read/profile-fields.ts).
 const fullList: Translator = async (event, db) => {
   const realmId = (event.data as { realm_id: number }).realm_id;
   const fields = [...await fieldsAsOf(db, event, realmId)]
     .sort((a, b) => a.order - b.order || a.id - b.id)
-    .map((f) => ({ ...f, required: false }));
+    .map((f) => ({ ...f, required: f.required ?? false }));
   return { audience: 'realm', forUser: (r) => (r.realm.id === realmId ? [{ type: 'custom_profile_fields', fields }] : []) };
 };
 

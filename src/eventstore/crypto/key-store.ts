@@ -6,6 +6,14 @@ import type { KeyScope } from './personal-fields.js';
 import { FifoCache } from './fifo-cache.js';
 
 const CACHE_LIMIT = 200_000;
+
+/** A data key made by this process whose row is not stored yet: it goes in with the events sealed under it. */
+export interface MintedKey {
+  readonly scope: KeyScope;
+  readonly key: Buffer;
+  readonly format: number;
+  readonly wrapped: string;
+}
 const keyLabel = (keyId: string) => `data-key:${keyId}`;
 
 /**
@@ -29,6 +37,27 @@ export class DataKeyStore {
 
   private remember(keyId: string, key: Buffer | null): void {
     this.cache.set(keyId, key);
+  }
+
+  /**
+   * Counts forget() calls: a reader holding views opened with keys (EventCrypto) drops them when it
+   * changes, so a destroyed key's plaintext is not served from such a view either.
+   */
+  generation = 0;
+
+  /**
+   * A fresh key for a subject that has none yet (a message being sent), not stored: the caller
+   * writes its row in the transaction that appends the events sealed under it (EventStore), so a
+   * send costs no statement of its own, and adopt()s it once that committed.
+   */
+  mint(scope: KeyScope): MintedKey {
+    const key = randomBytes(32);
+    return { scope, key, format: KEK_FORMAT, wrapped: wrapWithKek(this.kek, keyLabel(scope.keyId), key) };
+  }
+
+  /** Minted keys whose rows committed: cached like any stored key. */
+  adopt(keys: Iterable<MintedKey>): void {
+    for (const minted of keys) this.remember(minted.scope.keyId, minted.key);
   }
 
   /** Keys for `scopes`, created where missing (one round trip for the whole batch of appends). */
@@ -84,6 +113,8 @@ export class DataKeyStore {
 
   /** Drops cached keys another process destroyed (it appended the shred event we just read). */
   forget(keyIds: readonly string[]): void {
+    if (keyIds.length === 0) return;
     for (const id of keyIds) this.cache.set(id, null);
+    this.generation += 1;
   }
 }

@@ -49,6 +49,9 @@ async function errorPlugin(app: FastifyInstance, opts: { routePatterns: () => Ar
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // Refused before the body was read to its end (an upload over the limit): close the connection
+    // after answering rather than read the rest of the body only to drop it.
+    if (request.raw.complete === false) reply.header('Connection', 'close');
     void reply
       .status(apiError.status)
       .headers(apiError.headers)

@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { temporaryUploadRoutes } from './temporary-uploads.js';
-import { defineRoute } from '../route.js';
+import { sendFile, storedFileSource, type FileSource } from '../file-response.js';
+import { defineRoute, requestMeta } from '../route.js';
 import { ApiError, errors } from '../../domain/errors.js';
 import { getAttachmentByPath, listAttachments, realmUploadSpaceUsed } from '../../read/attachments.js';
-import { cleanupAttachments, deleteAttachment, mayAccessAttachment, uploadFile, type UploadedFile } from '../../services/attachments.js';
+import { cleanupAttachments, deleteAttachment, mayAccessAttachment, recordUpload, storeUpload, type StoredUpload } from '../../services/attachments.js';
+import { storedFile, type StoredFile } from '../file-uploads.js';
 import { uploadSettingsFromEnv } from '../../storage/index.js';
 import { uploadStorage } from '../../services/upload-crypto.js';
 import { exportFileFor } from '../../read/realm-exports.js';
@@ -12,6 +14,10 @@ import type { UserRow } from '../../read/users.js';
 import type { AppServices } from '../services.js';
 
 const CLEANUP_INTERVAL_MS = 60 * 60 * 1000;
+
+interface StoredAttachment extends StoredFile {
+  upload: StoredUpload;
+}
 
 export interface FilePart {
   type: 'file';
@@ -43,13 +49,24 @@ export default async function attachmentRoutes(app: FastifyInstance, { services 
   defineRoute(app, {
     method: 'POST',
     url: '/user_uploads',
-    handler: async ({ request, user, meta }) => {
+    files: {
+      maxMib: () => settings.maxFileSizeMib,
+      // Streamed from the socket through the size check and sealing into the store, chunk by chunk.
+      store: async (request, file): Promise<StoredAttachment> => {
+        if (fileParts(request).some((part) => storedFile(part))) throw errors.badRequest('You may only upload one file at a time');
+        const upload = await storeUpload(ctx, storage, settings, requestMeta(request), request.user!.id, file);
+        return { upload, kept: false, discard: () => storage.remove(upload.pathId) };
+      },
+    },
+    handler: async ({ request, meta }) => {
       const parts = fileParts(request);
       if (parts.length === 0) throw errors.badRequest('You must specify a file to upload');
       if (parts.length > 1) throw errors.badRequest('You may only upload one file at a time');
-      const part = parts[0]!;
-      const file: UploadedFile = { filename: part.filename ?? '', mimetype: part.mimetype ?? '', data: part._buf ?? (await part.toBuffer()) };
-      return uploadFile(ctx, storage, settings, meta, user.id, file);
+      const stored = storedFile<StoredAttachment>(parts[0]!);
+      if (!stored) throw errors.badRequest('You must specify a file to upload');
+      const result = await recordUpload(ctx, storage, meta, stored.upload);
+      stored.kept = true;
+      return result;
     },
   });
 
@@ -103,27 +120,37 @@ export async function uploadDownloadRoutes(app: FastifyInstance, { services }: {
       // An organization export's files live in the same storage, for its owners only.
       const exported = await exportFileFor(ctx.db, user, pathId);
       if (exported) {
-        const data = await storage.read(pathId);
-        if (!data) throw notFound();
-        return sendUpload(reply, exported, data);
+        const file = await storedFileSource(storage, pathId);
+        if (!file) throw notFound();
+        return sendUpload(request, reply, { ...exported, path_id: pathId }, file);
       }
       const attachment = await getAttachmentByPath(ctx.db, pathId);
       if (!attachment || !(await mayAccessAttachment(ctx.db, user, attachment))) throw notFound();
-      const data = await storage.read(pathId);
-      if (!data) throw notFound();
-      return sendUpload(reply, attachment, data);
+      const file = await storedFileSource(storage, pathId);
+      if (!file) throw notFound();
+      return sendUpload(request, reply, attachment, file);
     },
   });
   await temporaryUploadRoutes(app, ctx, storage);
 }
 
-/** The file's bytes with headers that keep a browser from running it as a page. */
-export function sendUpload(reply: FastifyReply, attachment: { content_type: string; name: string }, data: Buffer | Uint8Array) {
+/**
+ * The file's bytes with headers that keep a browser from running it as a page. A path id never
+ * gets other bytes, so like the real server (patch_cache_control(private=True, immutable=True))
+ * the answer may be kept by the browser, not by shared caches.
+ */
+export function sendUpload(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  attachment: { content_type: string; name: string; path_id: string; create_time?: number },
+  file: FileSource,
+) {
   const inline = INLINE_TYPES.test(attachment.content_type);
-  return reply
+  reply
     .header('Content-Type', inline ? attachment.content_type : 'application/octet-stream')
     .header('X-Content-Type-Options', 'nosniff')
     .header('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(attachment.name)}`)
-    .header('Cache-Control', 'private, max-age=86400')
-    .send(data);
+    .header('Cache-Control', 'private, immutable');
+  const lastModified = attachment.create_time !== undefined ? new Date(attachment.create_time) : undefined;
+  return sendFile(request, reply, file, { identity: attachment.path_id, lastModified });
 }

@@ -31,7 +31,7 @@ export default async function botStorageRoutes(app: FastifyInstance, { services 
     params: { properties: { keys: KEYS } },
     handler: async ({ params, user }) => {
       refuseNul('keys', params.keys ?? []);
-      return { storage: await readBotStorage(ctx.db, user.id, params.keys) };
+      return { storage: await readBotStorage(ctx, user.id, params.keys) };
     },
   });
 

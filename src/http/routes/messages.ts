@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
 import { errors } from '../../domain/errors.js';
 import { MAX_MESSAGE_LENGTH } from '../../domain/messages/decider.js';
-import { renderMarkdown } from '../../markdown/index.js';
+import { renderMarkdownAsync } from '../../markdown/index.js';
 import {
   fetchMessages,
   formatMessages,
@@ -26,6 +26,7 @@ import {
   sendMessage,
 } from '../../services/messages.js';
 import { realmRenderData, senderRenderContext } from '../../services/render-context.js';
+import { cachedUserRows } from '../../read/user-rows-cache.js';
 import type { AppServices } from '../services.js';
 
 const anyJson = { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'array' }] } as const;
@@ -121,6 +122,7 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
         clientGravatar: params.client_avatarhost ?? params.client_gravatar ?? true,
         realm,
         linkifiers: data.context.linkifiers,
+        userRows: (ids) => cachedUserRows(ctx.db, (tables) => ctx.tablesVersion(tables), ids),
       });
       if (found.searchTerms.length > 0) {
         for (const m of messages) {
@@ -169,7 +171,7 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
     handler: async ({ params, user, realm }) => {
       if ([...params.content].length > MAX_MESSAGE_LENGTH) throw errors.badRequest(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
       const data = await realmRenderData(ctx, realm.id);
-      return { rendered: renderMarkdown(params.content, senderRenderContext(data.context, user)).html };
+      return { rendered: (await renderMarkdownAsync(params.content, senderRenderContext(data.context, user))).html };
     },
   });
 
@@ -220,6 +222,7 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
         clientGravatar: params.client_avatarhost ?? params.client_gravatar ?? true,
         realm,
         linkifiers: data.context.linkifiers,
+        userRows: (ids) => cachedUserRows(ctx.db, (tables) => ctx.tablesVersion(tables), ids),
       });
       return { raw_content: row.content, message };
     },

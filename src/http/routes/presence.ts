@@ -4,7 +4,7 @@ import { getUserByEmail, getUserById } from '../../read/users.js';
 import { legacyPresence, presenceResponse, userPresence } from '../../read/presence.js';
 import { realmHost } from '../../read/realm.js';
 import { OFFLINE_THRESHOLD_SECS } from '../../domain/presence/rules.js';
-import { pingPresence, type PresencePing } from '../../services/presence.js';
+import { pingPresence, presenceSources, type PresencePing } from '../../services/presence.js';
 import { updateUserStatus, type UserStatusRequest } from '../../services/user-status.js';
 import { defineRoute } from '../route.js';
 import type { AppServices } from '../services.js';
@@ -25,13 +25,21 @@ export default async function presenceRoutes(app: FastifyInstance, { services }:
       },
       required: ['status'],
     },
-    handler: async ({ params, user, realm, meta }) => pingPresence(ctx, meta, user, realm, params),
+    handler: async ({ params, user, realm, meta, reply, ignored }) => {
+      const result = await pingPresence(ctx, meta, user, realm, params);
+      if (result.presencesJson === undefined) return {};
+      // The presences are JSON text already (shared between pings): the envelope is written around it.
+      const extra = ignored.length > 0 ? `,"ignored_parameters_unsupported":${JSON.stringify(ignored)}` : '';
+      reply
+        .type('application/json; charset=utf-8')
+        .send(`{"result":"success","msg":"","presences":${result.presencesJson},"server_timestamp":${JSON.stringify(result.server_timestamp)}${extra}}`);
+    },
   });
 
   defineRoute(app, {
     method: 'GET',
     url: '/realm/presence',
-    handler: async ({ realm, meta }) => presenceResponse(ctx.db, realm, false, meta.now.getTime()),
+    handler: async ({ realm, meta }) => presenceResponse(ctx.db, realm, false, meta.now.getTime(), presenceSources(ctx)),
   });
 
   defineRoute<{ user_id_or_email: string }>(app, {
@@ -43,7 +51,7 @@ export default async function presenceRoutes(app: FastifyInstance, { services }:
       const target = /^\d+$/.test(key) ? await getUserById(ctx.db, Number(key)) : await getUserByEmail(ctx.db, realm.id, key, realmHost(realm));
       if (!target || target.realm_id !== realm.id || !target.is_active) throw errors.noSuchUser();
       if (target.is_bot) throw errors.badRequest('Presence is not supported for bot users.');
-      const times = await userPresence(ctx.db, realm, target.id);
+      const times = await userPresence(ctx.db, realm, target.id, presenceSources(ctx).local);
       if (!times) throw errors.badRequest(`No presence data for ${key}`);
       // This endpoint shows only status and timestamp, and "offline" once the data is stale.
       const entries = legacyPresence(times);

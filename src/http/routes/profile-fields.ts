@@ -9,7 +9,7 @@ import type { AppServices } from '../services.js';
 export default async function profileFieldRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
 
-  defineRoute<{ field_id: number; name?: string; hint?: string; field_data?: unknown; display_in_profile_summary?: boolean }>(app, {
+  defineRoute<{ field_id: number; name?: string; hint?: string; field_data?: unknown; display_in_profile_summary?: boolean; required?: boolean }>(app, {
     method: 'PATCH',
     url: '/realm/profile_fields/:field_id',
     params: {
@@ -19,6 +19,7 @@ export default async function profileFieldRoutes(app: FastifyInstance, { service
         hint: { type: 'string', maxLength: 80 },
         field_data: { type: 'object' },
         display_in_profile_summary: { type: 'boolean' },
+        required: { type: 'boolean' },
       },
       required: ['field_id'],
     },

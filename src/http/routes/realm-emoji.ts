@@ -2,15 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
 import { ApiError } from '../../domain/errors.js';
 import { getEmojiImage, getRealmEmoji } from '../../read/realm-emoji.js';
-import { addRealmEmoji, deactivateRealmEmoji } from '../../services/realm-emoji.js';
+import { addRealmEmoji, deactivateRealmEmoji, maxEmojiFileSizeMib } from '../../services/realm-emoji.js';
 import { storageFor } from '../../storage/index.js';
+import { sendFile, storedFileSource } from '../file-response.js';
 import { fileParts } from './attachments.js';
 import type { AppServices } from '../services.js';
 
 /** GET /realm/emoji, POST and DELETE /realm/emoji/{emoji_name} (under /api/v1). */
 export default async function realmEmojiRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
-  const storage = storageFor(ctx.config.dataDir);
+  const storage = storageFor(ctx);
 
   // The list is public to the realm's users, whatever the policy for adding emoji.
   defineRoute(app, {
@@ -23,6 +24,7 @@ export default async function realmEmojiRoutes(app: FastifyInstance, { services 
     method: 'POST',
     url: '/realm/emoji/:emoji_name',
     params: { properties: { emoji_name: { type: 'string' } }, required: ['emoji_name'] },
+    files: { maxMib: () => maxEmojiFileSizeMib() },
     handler: async ({ params, request, user, realm, meta }) => {
       const files = await Promise.all(fileParts(request).map(async (part) => ({
         mimetype: part.mimetype ?? '',
@@ -50,7 +52,7 @@ export default async function realmEmojiRoutes(app: FastifyInstance, { services 
  */
 export async function emojiImageRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
-  const storage = storageFor(ctx.config.dataDir);
+  const storage = storageFor(ctx);
   const notFound = () => new ApiError('BAD_REQUEST', 404, 'File not found');
   for (const still of [false, true]) {
     app.route<{ Params: { realm_id: string; file_name: string } }>({
@@ -61,13 +63,13 @@ export async function emojiImageRoutes(app: FastifyInstance, { services }: { ser
         const realmId = Number(request.params.realm_id);
         if (!Number.isSafeInteger(realmId)) throw notFound();
         const image = await getEmojiImage(ctx.db, realmId, request.params.file_name, still);
-        const data = image ? await storage.read(image.path_id) : null;
-        if (!image || !data) throw notFound();
-        return reply
+        const file = image ? await storedFileSource(storage, image.path_id) : null;
+        if (!image || !file) throw notFound();
+        reply
           .header('Content-Type', image.content_type)
           .header('X-Content-Type-Options', 'nosniff')
-          .header('Cache-Control', 'public, max-age=86400')
-          .send(data);
+          .header('Cache-Control', 'public, max-age=86400');
+        return sendFile(request, reply, file, { identity: image.path_id });
       },
     });
   }

@@ -3,8 +3,9 @@ import { defineRoute } from '../route.js';
 import { ApiError, errors } from '../../domain/errors.js';
 import { isAdminRole } from '../../domain/roles.js';
 import { getRealm } from '../../read/realm.js';
-import { realmImagePathId, realmImageUrl, removeRealmImage, uploadRealmImage, UPLOADED, type RealmImage } from '../../services/realm-images.js';
+import { MAX_REALM_IMAGE_FILE_SIZE_MIB, realmImagePathId, realmImageUrl, removeRealmImage, uploadRealmImage, UPLOADED, type RealmImage } from '../../services/realm-images.js';
 import { storageFor } from '../../storage/index.js';
+import { sendFile, storedFileSource } from '../file-response.js';
 import { fileParts } from './attachments.js';
 import type { AppServices } from '../services.js';
 
@@ -18,12 +19,13 @@ function withQuery(url: string, rawUrl: string): string {
 /** POST/DELETE/GET /realm/icon and /realm/logo (the night logo with `night`), under /api/v1. */
 export default async function realmImageRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
-  const storage = storageFor(ctx.config.dataDir);
+  const storage = storageFor(ctx);
   const logoImage = (night: boolean): RealmImage => (night ? 'night_logo' : 'logo');
 
   defineRoute(app, {
     method: 'POST',
     url: '/realm/icon',
+    files: { maxMib: () => MAX_REALM_IMAGE_FILE_SIZE_MIB },
     handler: async ({ request, user, meta }) => {
       if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
       const parts = fileParts(request);
@@ -60,6 +62,7 @@ export default async function realmImageRoutes(app: FastifyInstance, { services 
     method: 'POST',
     url: '/realm/logo',
     params: { properties: night, required: ['night'] },
+    files: { maxMib: () => MAX_REALM_IMAGE_FILE_SIZE_MIB },
     handler: async ({ params, request, user, meta }) => {
       if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
       const parts = fileParts(request);
@@ -92,7 +95,7 @@ export default async function realmImageRoutes(app: FastifyInstance, { services 
 /** GET /user_avatars/<realm_id>/realm/<icon|logo|night_logo>.png: the uploaded image (public, like the real server's). */
 export async function realmImageDownloadRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
-  const storage = storageFor(ctx.config.dataDir);
+  const storage = storageFor(ctx);
   const notFound = () => new ApiError('BAD_REQUEST', 404, 'File not found');
   app.route({
     method: 'GET',
@@ -106,13 +109,14 @@ export async function realmImageDownloadRoutes(app: FastifyInstance, { services 
       const image = match[1] as RealmImage;
       const properties = (realm?.properties ?? {}) as Record<string, unknown>;
       if (!realm || properties[`${image}_source`] !== UPLOADED) throw notFound();
-      const data = await storage.read(realmImagePathId(realm.id, image, Number(properties[`${image}_version`])));
-      if (!data) throw notFound();
-      return reply
+      const pathId = realmImagePathId(realm.id, image, Number(properties[`${image}_version`]));
+      const stored = await storedFileSource(storage, pathId);
+      if (!stored) throw notFound();
+      reply
         .header('Content-Type', 'image/png')
         .header('X-Content-Type-Options', 'nosniff')
-        .header('Cache-Control', 'public, max-age=86400')
-        .send(data);
+        .header('Cache-Control', 'public, max-age=86400');
+      return sendFile(request, reply, stored, { identity: pathId });
     },
   });
 }

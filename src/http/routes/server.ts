@@ -9,6 +9,7 @@ import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../../vers
 import type { AppServices } from '../services.js';
 import { ORGANIZATION_ICON_PATH } from '../../domain/realm/server-catalogs.js';
 import { realmImageUrl } from '../../services/realm-images.js';
+import { renderedRealmDescription } from '../../services/realm-description.js';
 
 /** Server information and API key handling. */
 export default async function serverRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
@@ -34,7 +35,7 @@ export default async function serverRoutes(app: FastifyInstance, { services }: {
         realm_url: realm?.url ?? ctx.config.externalUrl,
         realm_name: realm?.name ?? ctx.config.realmName,
         realm_icon: realm ? realmImageUrl(realm, 'icon') : `${ctx.config.externalUrl}${ORGANIZATION_ICON_PATH}`,
-        realm_description: String(realm?.properties.description ?? ''),
+        realm_description: realm ? await renderedRealmDescription(ctx, realm) : '',
         realm_web_public_access_enabled: false,
         external_authentication_methods: [],
       };

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import sharp from 'sharp';
+import { loadSharp } from '../../services/sharp-loader.js';
 import { EMOJI_DATA, EMOJI_DATA_PATH, ORGANIZATION_ICON_PATH, ORGANIZATION_LOGO_PATH } from '../../domain/realm/server-catalogs.js';
 import { ZULIP_EMOJI_IMAGE_PATH } from '../../emoji/catalogue.js';
 
@@ -14,12 +14,16 @@ const ZULIP_EMOJI_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="64" heig
 
 /** Public files that /register's URLs and rendered messages point at: the Unicode emoji data, the `:zulip:` emoji, and the organization's default logo and icon. */
 export async function staticAssetRoutes(app: FastifyInstance) {
-  const [icon, zulipEmoji] = await Promise.all([sharp(Buffer.from(LOGO_SVG)).png().toBuffer(), sharp(Buffer.from(ZULIP_EMOJI_SVG)).png().toBuffer()]);
-  const files: Array<[string, string, string | Buffer]> = [
-    [EMOJI_DATA_PATH, 'application/json', EMOJI_DATA],
-    [ZULIP_EMOJI_IMAGE_PATH, 'image/png', zulipEmoji],
-    [ORGANIZATION_LOGO_PATH, 'image/svg+xml', LOGO_SVG],
-    [ORGANIZATION_ICON_PATH, 'image/png', icon],
+  // The PNGs are drawn at their first request, not at start: few processes are ever asked for them.
+  const png = (svg: string) => {
+    let drawn: Promise<Buffer> | undefined;
+    return () => (drawn ??= loadSharp().then((sharp) => sharp(Buffer.from(svg)).png().toBuffer()));
+  };
+  const files: Array<[string, string, () => string | Promise<Buffer>]> = [
+    [EMOJI_DATA_PATH, 'application/json', () => EMOJI_DATA],
+    [ZULIP_EMOJI_IMAGE_PATH, 'image/png', png(ZULIP_EMOJI_SVG)],
+    [ORGANIZATION_LOGO_PATH, 'image/svg+xml', () => LOGO_SVG],
+    [ORGANIZATION_ICON_PATH, 'image/png', png(LOGO_SVG)],
   ];
   for (const [url, type, body] of files) {
     app.route({
@@ -27,7 +31,7 @@ export async function staticAssetRoutes(app: FastifyInstance) {
       url,
       config: { auth: 'none', limited: true },
       handler: async (_request, reply) =>
-        reply.header('Content-Type', type).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'public, max-age=86400').send(body),
+        reply.header('Content-Type', type).header('X-Content-Type-Options', 'nosniff').header('Cache-Control', 'public, max-age=86400').send(await body()),
     });
   }
 }

@@ -7,6 +7,7 @@ import type { ServiceContext } from '../../services/context.js';
 import type { FileStorage } from '../../storage/index.js';
 import type { AppServices } from '../services.js';
 import { sendUpload } from './attachments.js';
+import { storedFileSource } from '../file-response.js';
 import { mayAccessAttachment } from '../../services/attachments.js';
 
 const fileNotFound = () => new ApiError('BAD_REQUEST', 404, 'File not found');
@@ -52,9 +53,9 @@ export async function temporaryUploadRoutes(app: FastifyInstance, ctx: ServiceCo
       if (filename !== name && filename !== encodeURIComponent(name)) throw new ApiError('BAD_REQUEST', 400, 'Invalid filename');
       const attachment = await getAttachmentByPath(ctx.db, found.pathId);
       if (!attachment || !(await mayAccessAttachment(ctx.db, found.user, attachment))) throw invalidToken();
-      const data = await storage.read(found.pathId);
-      if (!data) throw invalidToken();
-      return sendUpload(reply, attachment, data);
+      const file = await storedFileSource(storage, found.pathId);
+      if (!file) throw invalidToken();
+      return sendUpload(request, reply, attachment, file);
     },
   });
 }

@@ -10,10 +10,10 @@ import { actorOf, changeUser, changeUserAtOnce, createUser, deactivateUser } fro
 import { createProfileField, reorderProfileFields, profileDataEvents, setProfileData } from '../../services/profile-fields.js';
 import type { AppServices } from '../services.js';
 import { fileParts } from './attachments.js';
-import { storageFor } from '../../storage/index.js';
+import { sendFileBytes } from '../file-response.js';
 import { maxReceivedMessageId } from '../../read/messages.js';
 import { listProfileFields } from '../../read/profile-fields.js';
-import { avatarChangesDisabled, avatarContentType, avatarPathId, removeAvatar, uploadAvatar } from '../../services/avatars.js';
+import { MAX_AVATAR_FILE_SIZE_MIB, avatarChangesDisabled, avatarContentType, avatarPathId, avatarStorage, removeAvatar, uploadAvatar } from '../../services/avatars.js';
 import { administeredBots, botDefaults, channelNames } from '../../event-queue/areas/users.js';
 import { getActiveStreamByName } from '../../read/channels.js';
 import { canJoinStream, isSubscribed } from '../../visibility.js';
@@ -41,7 +41,7 @@ async function accessBot(ctx: AppServices['ctx'], user: UserRow, botId: number):
 /** GET /user_avatars/<realm_id>/<user_id>[-medium].png: the current uploaded avatar (public, like the real server's). */
 export async function avatarDownloadRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
-  const storage = storageFor(ctx.config.dataDir);
+  const storage = avatarStorage(ctx);
   const notFound = () => new ApiError('BAD_REQUEST', 404, 'File not found');
   app.route({
     method: 'GET',
@@ -53,24 +53,26 @@ export async function avatarDownloadRoutes(app: FastifyInstance, { services }: {
       if (!/^\d+$/.test(realm_id) || !match) throw notFound();
       const target = await getUserById(ctx.db, Number(match[1]));
       if (!target || target.realm_id !== Number(realm_id) || target.avatar_source !== 'U') throw notFound();
-      const data = await storage.read(avatarPathId(target.realm_id, target.id, target.avatar_version));
+      const pathId = avatarPathId(target.realm_id, target.id, target.avatar_version);
+      const data = await storage.read(pathId);
       if (!data) throw notFound();
-      return reply
+      reply
         .header('Content-Type', (await avatarContentType(data)) ?? 'application/octet-stream')
         .header('X-Content-Type-Options', 'nosniff')
-        .header('Cache-Control', 'public, max-age=86400')
-        .send(data);
+        .header('Cache-Control', 'public, max-age=86400');
+      return sendFileBytes(request, reply, data, { identity: pathId });
     },
   });
 }
 
 export default async function userRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
-  const storage = storageFor(ctx.config.dataDir);
+  const storage = avatarStorage(ctx);
 
   defineRoute(app, {
     method: 'POST',
     url: '/users/me/avatar',
+    files: { maxMib: () => MAX_AVATAR_FILE_SIZE_MIB },
     handler: async ({ request, user, realm, meta }) => {
       const parts = fileParts(request);
       if (parts.length !== 1) throw errors.badRequest('You must upload exactly one avatar.');
@@ -127,6 +129,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
   }>(app, {
     method: 'PATCH',
     url: '/bots/:bot_id',
+    files: { maxMib: () => MAX_AVATAR_FILE_SIZE_MIB },
     params: {
       properties: {
         bot_id: { type: 'integer' }, full_name: { type: 'string' }, role: { type: 'integer' }, bot_owner_id: { type: 'integer' },
@@ -351,7 +354,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     },
   });
 
-  defineRoute<{ name: string; hint?: string; field_type: number; field_data?: unknown; display_in_profile_summary?: boolean }>(app, {
+  defineRoute<{ name: string; hint?: string; field_type: number; field_data?: unknown; display_in_profile_summary?: boolean; required?: boolean }>(app, {
     method: 'POST',
     url: '/realm/profile_fields',
     params: {
@@ -361,6 +364,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
         field_type: { type: 'integer', enum: [1, 2, 3, 4, 5, 6, 7, 8] },
         field_data: { type: 'object' },
         display_in_profile_summary: { type: 'boolean' },
+        required: { type: 'boolean' },
       },
       required: ['field_type'],
     },

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { MarkdownRenderingError, renderMarkdown } from '../../../src/markdown/index.js';
-import { adversarialFamilies, soupPieces } from '../../helpers/markdown-adversarial.js';
+import { adversarialFamilies, repeatedNestedLists, soupPieces } from '../../helpers/markdown-adversarial.js';
 import { testContext } from './fixtures.js';
 
 const ctx = testContext();
@@ -73,6 +73,16 @@ t.test('time grows at most linearly for adversarial families, within a bound per
     t.ok(large <= allowedMs(10_000), `${name}: ${sizes}; at most ${allowedMs(10_000)} ms at 10,000`);
     t.ok(large <= allowedGrowth(small), `${name}: ${sizes}; growth at most ${allowedGrowth(small).toFixed(1)} ms`);
   }
+});
+
+t.test('repeated nested lists render in linear time (micromark EditMap fix)', async (t) => {
+  // Before the fix the parse was quadratic: 16,000 characters took seconds, 32,000 about four times that.
+  render(repeatedNestedLists(4_000));
+  const small = cost(repeatedNestedLists(4_000));
+  const large = cost(repeatedNestedLists(32_000), 2);
+  const sizes = `${small.toFixed(1)} ms at 4,000 chars, ${large.toFixed(1)} ms at 32,000`;
+  // Linear growth is 8x (less once warm); allowed is 2.5x that plus 20 ms of noise. Quadratic growth is 64x.
+  t.ok(large <= small * 20 + 20, `${sizes}; growth at most ${(small * 20 + 20).toFixed(1)} ms`);
 });
 
 t.test('random inputs stay within the bound for their size', async (t) => {

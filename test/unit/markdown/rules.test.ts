@@ -39,6 +39,11 @@ t.test('global times may name their zone by abbreviation', async (t) => {
   t.equal(datetime('2017-12-31 05:30 UTC'), '2017-12-31T05:30:00Z');
   // An upper-case word the date parser does not know as a zone is ignored: the time is UTC.
   t.equal(datetime('2017-12-31 05:30 XYZ'), '2017-12-31T05:30:00Z');
+  // A numeric offset or Z written onto the time, as the server itself writes scheduled times.
+  t.equal(datetime('2026-11-26 17:28:03+00:00'), '2026-11-26T17:28:03Z');
+  t.equal(datetime('2026-11-26 17:28:03-05:00'), '2026-11-26T22:28:03Z');
+  t.equal(datetime('2026-11-26 17:28:03.5+0530'), '2026-11-26T11:58:03Z');
+  t.equal(datetime('Dec 5 2026 10:30Z'), '2026-12-05T10:30:00Z');
   // The text shown is what the user wrote.
   t.equal(html('<time:31 Dec 2017 5:30 am IST>'), '<p><time datetime="2017-12-31T00:00:00Z">31 Dec 2017 5:30 am IST</time></p>');
 });
@@ -193,4 +198,204 @@ t.test('a display-math error escapes quotes; an inline one does not', async (t) 
 
 t.test('inside a > quote, a list under a line of text stays text (no blank line is put before it there)', async (t) => {
   t.equal(html('> text\n> 5. x'), '<blockquote>\n<p>text<br>\n5. x</p>\n</blockquote>');
+});
+
+t.test('an emoticon needs whitespace, punctuation or the edge of its text on both sides; an element is none', async (t) => {
+  // The real server translates emoticons last, when every other inline element is already a placeholder.
+  const emoticons = (content: string): string =>
+    renderMarkdown(content, testContext({ translateEmoticons: true })).html.replace(/<span aria-label="smile"[^>]*>:smile:<\/span>/g, '[smile]');
+  t.equal(emoticons(':)**bold**'), '<p>:)<strong>bold</strong></p>');
+  t.equal(emoticons('*x*:)'), '<p><em>x</em>:)</p>');
+  t.equal(emoticons('`a`:)'), '<p><code>a</code>:)</p>');
+  t.equal(emoticons(':)[a](http://x.com)'), '<p>:)<a href="http://x.com">a</a></p>');
+  t.equal(emoticons('http://x.com:)'), '<p><a href="http://x.com">http://x.com</a>:)</p>');
+  t.equal(emoticons(':smile::)'), '<p>[smile]:)</p>');
+  // Whitespace or punctuation between them, or the edge of an element's own text, is enough.
+  t.equal(emoticons(':) **bold**'), '<p>[smile] <strong>bold</strong></p>');
+  t.equal(emoticons('*x* :)'), '<p><em>x</em> [smile]</p>');
+  t.equal(emoticons('**:)**'), '<p><strong>[smile]</strong></p>');
+  t.equal(emoticons('a, :).'), '<p>a, [smile].</p>');
+});
+
+t.test('a time without a year, day or time of day takes them from the moment of rendering', async (t) => {
+  // The real server's date parser fills missing fields from today at midnight.
+  const now = new Date('2026-11-26T15:51:00Z');
+  const datetime = (body: string): string | undefined =>
+    /datetime="([^"]*)"/.exec(renderMarkdown(`<time:${body}>`, testContext({ now })).html)?.[1];
+  t.equal(datetime('5 DEC'), '2026-12-05T00:00:00Z');
+  t.equal(datetime('Dec 5'), '2026-12-05T00:00:00Z');
+  t.equal(datetime('Dec 5 10:30 pm'), '2026-12-05T22:30:00Z');
+  t.equal(datetime('10:30'), '2026-11-26T10:30:00Z');
+  t.equal(datetime('3pm IST'), '2026-11-26T09:30:00Z');
+  t.equal(datetime('February'), '2026-02-26T00:00:00Z');
+  t.equal(datetime('2017'), '2017-11-26T00:00:00Z');
+  t.equal(datetime('12/25'), '2026-12-25T00:00:00Z');
+  // A weekday alone is the next such day, today included.
+  t.equal(datetime('Friday 9am'), '2026-11-27T09:00:00Z');
+  t.equal(datetime('Thursday'), '2026-11-26T00:00:00Z');
+  // Full dates are unaffected; impossible ones are errors.
+  t.equal(datetime('Jun 5th 2017, 10:30PM'), '2017-06-05T22:30:00Z');
+  t.equal(datetime('1496701800'), '2017-06-05T22:30:00Z');
+  t.equal(datetime('Feb 30'), undefined);
+  t.match(renderMarkdown('<time:Feb 30>', testContext({ now })).html, /timestamp-error/);
+});
+
+t.test('numbers of a date are read as the real server reads them: month first, and a year only when it cannot be a day', async (t) => {
+  // Outcomes as python-dateutil 2.9 gives them (the real server's parser, default month first), with today
+  // 2026-11-26 filling what is missing.
+  const now = new Date('2026-11-26T15:51:00Z');
+  const datetime = (body: string): string | undefined =>
+    /datetime="([^"]*)"/.exec(renderMarkdown(`<time:${body}>`, testContext({ now })).html)?.[1];
+  // Two numbers: month then day; never swapped, so a first number over 12 is a month that does not exist.
+  t.equal(datetime('12/25'), '2026-12-25T00:00:00Z');
+  t.equal(datetime('3-8'), '2026-03-08T00:00:00Z');
+  t.equal(datetime('25/12'), undefined);
+  t.equal(datetime('13-01'), undefined);
+  t.match(renderMarkdown('<time:25/12>', testContext({ now })).html, /timestamp-error/);
+  // ...unless one of them cannot be a day: that one is the year (the day is today's, within the month).
+  t.equal(datetime('2024-02'), '2024-02-26T00:00:00Z');
+  t.equal(datetime('2024/02 10:30'), '2024-02-26T10:30:00Z');
+  t.equal(datetime('12/2024'), '2024-12-26T00:00:00Z');
+  t.equal(datetime('02-99'), '1999-02-26T00:00:00Z');
+  t.equal(datetime('99-01'), '1999-01-26T00:00:00Z');
+  t.equal(datetime('2023-02'), '2023-02-26T00:00:00Z');
+  t.equal(datetime('2024-13'), undefined);
+  // Three numbers: a first number over 12 (and not over 31) is the day; a year written first stays first.
+  t.equal(datetime('25/12/2024'), '2024-12-25T00:00:00Z');
+  t.equal(datetime('12/25/24'), '2024-12-25T00:00:00Z');
+  t.equal(datetime('25.12.2024'), '2024-12-25T00:00:00Z');
+  t.equal(datetime('99-01-02'), '1999-01-02T00:00:00Z');
+  t.equal(datetime('2024/25/12'), undefined);
+  t.equal(datetime('25/12 2024'), '2024-12-25T00:00:00Z');
+  // A month name settles the month; the other number is a day, or the year when it cannot be one.
+  t.equal(datetime('5-Jan-2024'), '2024-01-05T00:00:00Z');
+  t.equal(datetime('Jan-5'), '2026-01-05T00:00:00Z');
+  t.equal(datetime('Feb 2024'), '2024-02-26T00:00:00Z');
+  t.equal(datetime('Dec 45'), '2045-12-26T00:00:00Z');
+  t.equal(datetime('Dec 5 Jan'), undefined);
+  // One number alone: a day, or a year when it cannot be a day; failing both, UNIX seconds.
+  t.equal(datetime('5'), '2026-11-05T00:00:00Z');
+  t.equal(datetime('45'), '2045-11-26T00:00:00Z');
+  t.equal(datetime('31'), '1970-01-01T00:00:31Z');
+  t.equal(datetime('123'), '0123-11-26T00:00:00Z');
+  // Digits run together: YYMMDD, YYYYMMDD and YYYYMMDDhhmm.
+  t.equal(datetime('240205'), '2005-02-24T00:00:00Z');
+  t.equal(datetime('20240205'), '2024-02-05T00:00:00Z');
+  t.equal(datetime('202402051030'), '2024-02-05T10:30:00Z');
+  // Month and weekday names are whole names or their three-letter forms (and Sept).
+  t.equal(datetime('Sept 5'), '2026-09-05T00:00:00Z');
+  t.equal(datetime('Decem 5'), undefined);
+  // A zone needs a time of day before it; GMT+3 is three hours behind, as POSIX writes zones.
+  t.equal(datetime('UTC 10:30'), undefined);
+  t.equal(datetime('10:30 GMT+0300'), '2026-11-26T13:30:00Z');
+  t.equal(datetime('10:30 +0300'), '2026-11-26T07:30:00Z');
+  // Words the parser passes over are no date.
+  t.equal(datetime('on'), undefined);
+});
+
+t.test('* emphasis follows the real server patterns, not CommonMark delimiter runs', async (t) => {
+  // **x** takes any text up to the next ** on the line, spaces included.
+  t.equal(html('** a **'), '<p><strong> a </strong></p>');
+  t.equal(html('**foo*bar**'), '<p><strong>foo*bar</strong></p>');
+  t.equal(html('**a**b**'), '<p><strong>a</strong>b**</p>');
+  // *x* needs no space just inside its markers and holds no * (nor ^).
+  t.equal(html('a * b * c'), '<p>a * b * c</p>');
+  t.equal(html('*a *'), '<p>*a *</p>');
+  t.equal(html('*foo**bar*'), '<p><em>foo</em><em>bar</em></p>');
+  t.equal(html('*a^b*'), '<p>*a^b*</p>');
+  // ** is matched before *, and the text inside a match is read by the later patterns only.
+  t.equal(html('***a** b*'), '<p><strong>*a</strong> b*</p>');
+  t.equal(html('*a **b** c*'), '<p><em>a <strong>b</strong> c</em></p>');
+  t.equal(html('**a *b* c**'), '<p><strong>a <em>b</em> c</strong></p>');
+  t.equal(html('a*b*c and a**b**c'), '<p>a<em>b</em>c and a<strong>b</strong>c</p>');
+  // Elements found earlier (code, links) are opaque inside a match; none crosses a line.
+  t.equal(html('**`x` [y](http://y.com)**'), '<p><strong><code>x</code> <a href="http://y.com">y</a></strong></p>');
+  t.equal(html('**a\nb**'), '<p>**a<br>\nb**</p>');
+  // A bare URL right after the markers is not linked: it must follow whitespace or an opening bracket.
+  t.equal(html('**http://x.com**'), '<p><strong>http://x.com</strong></p>');
+  // _ and __ never emphasize.
+  t.equal(html('__ a __ and _ a _'), '<p>__ a __ and _ a _</p>');
+  // An unknown mention or channel is text that the patterns then read.
+  t.equal(html('@**nobody** #**nowhere**'), '<p>@<strong>nobody</strong> #<strong>nowhere</strong></p>');
+});
+
+t.test('a backslash escapes nothing', async (t) => {
+  // The real server has no backslash escapes: the backslash stays, and the character after it keeps its meaning.
+  t.equal(html('\\*a\\*'), '<p>\\<em>a\\</em></p>');
+  t.equal(html('a\\_b \\# c'), '<p>a\\_b \\# c</p>');
+  t.equal(html('a\\\nb'), '<p>a\\<br>\nb</p>');
+  t.equal(html('`a\\*b`'), '<p><code>a\\*b</code></p>');
+});
+
+t.test('lists inside a > quote follow the same list rules as outside', async (t) => {
+  // The real server parses a quote's lines, markers taken off, with the same block processors.
+  t.equal(
+    html('> - a\n>   - b\n> - c'),
+    '<blockquote>\n<ul>\n<li>a<ul>\n<li>b</li>\n</ul>\n</li>\n<li>c</li>\n</ul>\n</blockquote>',
+  );
+  t.equal(
+    html('> 1. A\n> 1. B\n>   1. C\n> 1. D'),
+    '<blockquote>\n<ol>\n<li>A</li>\n<li>B<ol>\n<li>C</li>\n</ol>\n</li>\n<li>D</li>\n</ol>\n</blockquote>',
+  );
+  t.equal(html('> * a\n> - b\n> + c'), '<blockquote>\n<ul>\n<li>a</li>\n<li>b</li>\n<li>c</li>\n</ul>\n</blockquote>');
+  t.equal(html('> 3. a\n> 4. b'), '<blockquote>\n<ol start="3">\n<li>a</li>\n<li>b</li>\n</ol>\n</blockquote>');
+  t.equal(html('>> - a\n>>   - b'), '<blockquote>\n<blockquote>\n<ul>\n<li>a<ul>\n<li>b</li>\n</ul>\n</li>\n</ul>\n</blockquote>\n</blockquote>');
+  // A bare > line is a blank line in the quote: the items around it get paragraphs.
+  t.equal(html('> - a\n>\n> - b'), '<blockquote>\n<ul>\n<li>\n<p>a</p>\n</li>\n<li>\n<p>b</p>\n</li>\n</ul>\n</blockquote>');
+  // No blank line is put before an item under text there: it stays text.
+  t.equal(html('> text\n> - a'), '<blockquote>\n<p>text<br>\n- a</p>\n</blockquote>');
+});
+
+t.test('mentions inside quotes are silent', async (t) => {
+  const quoted = renderMarkdown('> @**Iago** and @*support* and @**all**', ctx);
+  t.equal(
+    quoted.html,
+    '<blockquote>\n<p><span class="user-mention silent" data-user-id="11">Iago</span> and ' +
+      '<span class="user-group-mention silent" data-user-group-id="17">support</span> and ' +
+      '<span class="user-mention channel-wildcard-mention silent" data-user-id="*">all</span></p>\n</blockquote>',
+  );
+  t.same([quoted.mentionedUserIds, quoted.mentionedGroupIds, quoted.streamWildcard], [[], [], false]);
+  // A ```quote block is quoted text too; a mention outside the quote still notifies; code stays as written.
+  const fenced = renderMarkdown('@**Iago**\n```quote\n@**King Hamlet**\n```', ctx);
+  t.same(fenced.mentionedUserIds, [11]);
+  t.match(fenced.html, /<span class="user-mention silent" data-user-id="10">King Hamlet<\/span>/);
+  t.match(html('```\n> @**Iago**\n```'), /&gt; @\*\*Iago\*\*/);
+});
+
+t.test('a fence starts at the first character of a line, and a fence with no line inside is dropped', async (t) => {
+  // The real server finds fences in the message's lines before any other syntax, at column 0 only.
+  t.equal(html(' ```\ncode\n ```'), '<p><code>\ncode\n </code></p>');
+  t.equal(html('    ```\n    x\n    ```'), '<div class="codehilite"><pre><span></span><code>```\nx\n```\n</code></pre></div>');
+  t.notMatch(html('> ```\n> code\n> ```'), /codehilite/);
+  t.notMatch(html('- a\n  ```\n  code\n  ```'), /codehilite/);
+  // A fence at column 0 ends the list above it.
+  t.equal(html('- a\n```\ncode\n```'), '<ul>\n<li>a</li>\n</ul>\n<div class="codehilite"><pre><span></span><code>code\n</code></pre></div>');
+  t.equal(html('```\n```'), '');
+  t.equal(html('a\n```'), '<p>a</p>');
+  t.equal(html('```\n\n```'), '<div class="codehilite"><pre><span></span><code>\n</code></pre></div>');
+});
+
+t.test('image previews: none for quoted links, one per URL, placed where the real server places them', async (t) => {
+  const preview = (url: string): string =>
+    `<div class="message_inline_image"><a href="${url}"><img data-src-fullsize="/thumbnail?url=${encodeURIComponent(url)}&amp;size=full" src="/thumbnail?url=${encodeURIComponent(url)}&amp;size=thumbnail"></a></div>`;
+  const png = 'https://x.com/a.png';
+  t.equal(html(`> ${png}`), `<blockquote>\n<p><a href="${png}">${png}</a></p>\n</blockquote>`);
+  // A paragraph that is only the bare link gives way to the preview.
+  t.equal(html(png), preview(png));
+  t.equal(html(`${png}\n\n${png}`), `${preview(png)}<p><a href="${png}">${png}</a></p>`);
+  t.equal(html(`see ${png}`), `<p>see <a href="${png}">${png}</a></p>\n${preview(png)}`);
+  // A link outside a paragraph or list item (a heading, bold text) is previewed at the end of the message.
+  t.equal(html(`# see ${png}\n\nafter`), `<h1>see <a href="${png}">${png}</a></h1>\n<p>after</p>\n${preview(png)}`);
+  // The URL pattern takes a * right after the path, as the real server's does.
+  t.match(html(`*see ${png}* x`), `<a href="${png}*">`);
+  // More than 24 distinct links: no previews at all.
+  const many = Array.from({ length: 25 }, (_, i) => `https://x.com/${i}.png`).join(' ');
+  t.notMatch(html(many), /message_inline_image/);
+});
+
+t.test('inline code keeps its text as typed, line breaks included', async (t) => {
+  // The real server's backtick pattern spans lines and keeps them; a quote's markers are not part of it.
+  t.equal(html('`a\nb`'), '<p><code>a\nb</code></p>');
+  t.equal(html('> `a\n> b`'), '<blockquote>\n<p><code>a\nb</code></p>\n</blockquote>');
+  t.equal(html('x ``  y  ``'), '<p>x <code>  y  </code></p>');
 });

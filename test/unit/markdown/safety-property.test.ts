@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { fromHtml } from 'hast-util-from-html';
 import type { Root, RootContent } from 'hast';
 import t from 'tap';
-import { MarkdownRenderingError, renderMarkdown } from '../../../src/markdown/index.js';
+import { MarkdownRenderingError, renderMarkdown, renderMarkdownAsync } from '../../../src/markdown/index.js';
+import { pygmentsClient } from '../../../src/markdown/pygments-client.js';
 import { zulipSanitizeSchema } from '../../../src/markdown/sanitize-schema.js';
 import { testContext } from './fixtures.js';
 
@@ -49,6 +50,9 @@ const pieces = [
   'http://a.b/"onmouseover="alert(1)', '<iframe src=x>', '<style>', '</code></pre>', '&lt;script&gt;',
 ];
 
+const textOf = (node: Root | RootContent): string =>
+  node.type === 'text' ? node.value : 'children' in node ? node.children.map(textOf).join('') : '';
+
 function check(content: string): string[] {
   try {
     return problems(renderMarkdown(content, ctx).html);
@@ -78,6 +82,29 @@ t.test('arbitrary strings render to safe HTML or are refused', async (t) => {
     { numRuns: 300 },
   );
   t.pass('300 random strings');
+});
+
+t.test('code highlighted by Pygments is safe HTML with the same text as the plain rendering', async (t) => {
+  t.teardown(() => pygmentsClient().close());
+  const fence = fc.constantFrom('```python\n', '```php\n', '```html\n', '```js\n', '```latex\n', '```\n:::html\n', '    #!/bin/sh\n    ');
+  await fc.assert(
+    fc.asyncProperty(fence, fc.string({ unit: 'grapheme-ascii', maxLength: 200 }), fc.constantFrom(...pieces), async (open, body, piece) => {
+      const content = `${open}${(body + piece).replaceAll('`', "'")}\n\`\`\`\nafter`;
+      let highlighted: string;
+      try {
+        highlighted = (await renderMarkdownAsync(content, ctx)).html;
+      } catch (error) {
+        if (error instanceof MarkdownRenderingError) return;
+        throw error;
+      }
+      const found = problems(highlighted);
+      if (found.length > 0) throw new Error(`unsafe output: ${found.join(', ')}`);
+      const text = (html: string) => textOf(fromHtml(html, { fragment: true })).replaceAll('\r', '\n');
+      if (text(highlighted) !== text(renderMarkdown(content, ctx).html)) throw new Error(`text changed: ${highlighted}`);
+    }),
+    { numRuns: 150 },
+  );
+  t.pass('150 highlighted code blocks');
 });
 
 t.test('the checker itself finds what it looks for', async (t) => {

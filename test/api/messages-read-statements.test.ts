@@ -1,0 +1,84 @@
+import t from 'tap';
+import pg from 'pg';
+import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
+import { createChannel } from '../helpers/typing-fixture.js';
+
+// Statements over the tables a history read touches; background work (log, queues) is not counted.
+const READ_TABLES = /\b(messages|message_flags|message_read_state|message_reception_spans|message_moved_receptions|reactions|submessages|users|streams|subscriptions)\b/;
+
+/** Counts the statements the database receives from this process, on either backend. */
+function statementCounter(s: TestServer): { count(): number; restore(): void } {
+  let count = 0;
+  const seen = (text: unknown) => {
+    if (typeof text === 'string' && READ_TABLES.test(text)) count += 1;
+  };
+  const pglite = s.platform.database.pglite;
+  if (pglite) {
+    const original = pglite.query.bind(pglite);
+    pglite.query = ((text: string, ...rest: unknown[]) => {
+      seen(text);
+      return (original as (...a: unknown[]) => unknown)(text, ...rest);
+    }) as typeof pglite.query;
+    return { count: () => count, restore: () => void (pglite.query = original) };
+  }
+  const prototype = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+  const original = prototype.query;
+  prototype.query = function (this: unknown, ...args: unknown[]) {
+    const first = args[0];
+    seen(typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text);
+    return original.apply(this, args);
+  };
+  return { count: () => count, restore: () => void (prototype.query = original) };
+}
+
+async function send(s: TestServer, as: TestUser, content: string): Promise<number> {
+  const r = await s.api('POST', '/messages', as, { type: 'stream', to: 'plans', topic: 'q3', content });
+  if (r.status !== 200) throw new Error(JSON.stringify(r.body));
+  return r.body.id;
+}
+
+t.test('GET /messages answers a channel + topic window in at most four statements', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const channelId = await createChannel(s, alice, 'plans', { subscribers: [alice.id, bob.id] });
+  const ids: number[] = [];
+  for (let i = 0; i < 12; i++) ids.push(await send(s, i % 2 === 0 ? alice : bob, `point ${i}`));
+  for (const [id, who] of [[ids[1]!, alice], [ids[1]!, bob], [ids[7]!, bob]] as const) {
+    const r = await s.api('POST', `/messages/${id}/reactions`, who, { emoji_name: 'octopus' });
+    t.equal(r.status, 200);
+  }
+  t.equal((await s.api('POST', '/messages/flags', bob, { messages: [ids[4]], op: 'add', flag: 'starred' })).status, 200);
+  const narrow = [{ operator: 'channel', operand: channelId }, { operator: 'topic', operand: 'q3' }];
+
+  const counter = statementCounter(s);
+  t.teardown(() => counter.restore());
+  const counts: number[] = [];
+  let body: any;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const before = counter.count();
+    const r = await s.api('GET', '/messages', bob, { anchor: 'newest', num_before: 100, num_after: 0, narrow });
+    counts.push(counter.count() - before);
+    t.equal(r.status, 200);
+    body = r.body;
+  }
+  counter.restore();
+  // The viewer's read mark, the channel with the viewer's subscription, the window, its extras
+  // (senders come from the process's cache once read).
+  t.ok(Math.min(...counts) <= 4, `statements per read: ${counts.join(', ')}`);
+
+  const messages = body.messages as Array<Record<string, any>>;
+  t.same(messages.map((m) => m.id), ids, 'the whole topic, oldest first');
+  t.same(messages.map((m) => m.display_recipient), ids.map(() => 'plans'));
+  t.same(messages[1]!.reactions.map((r: any) => r.user_id), [alice.id, bob.id], 'reactions in the order they were added');
+  t.same(messages[7]!.reactions.map((r: any) => [r.emoji_name, r.user.full_name]), [['octopus', 'Bob']]);
+  t.ok(messages[4]!.flags.includes('starred'), 'the viewer\'s flags');
+  t.notOk(messages[5]!.flags.includes('starred'));
+  t.same(messages.map((m) => m.sender_full_name), ids.map((_, i) => (i % 2 === 0 ? 'Alice' : 'Bob')));
+
+  // A renamed sender shows under the new name at once: cached user rows last only while the table is unchanged.
+  t.equal((await s.api('PATCH', '/settings', alice, { full_name: 'Alice Renamed' })).status, 200);
+  const after = await s.api('GET', '/messages', bob, { anchor: 'newest', num_before: 100, num_after: 0, narrow });
+  t.same(after.body.messages.map((m: any) => m.sender_full_name), ids.map((_, i) => (i % 2 === 0 ? 'Alice Renamed' : 'Bob')));
+  t.same(after.body.messages[1].reactions.map((r: any) => r.user.full_name), ['Alice Renamed', 'Bob']);
+});
