@@ -58,8 +58,11 @@ export class PygmentsClient {
 
   constructor(options: PygmentsClientOptions) {
     this.options = {
-      answerTimeoutMs: 500,
-      startTimeoutMs: 5_000,
+      // Generous on purpose: the first block in a language makes the helper load and compile that lexer
+      // (100+ ms idle, several times that on a loaded machine), and a bound that fires then leaves a
+      // healthy helper's blocks plain. The real server bounds a whole render at 5 s.
+      answerTimeoutMs: 5_000,
+      startTimeoutMs: 15_000,
       restartDelayMs: 1_000,
       maxRestartDelayMs: 60_000,
       log: (message) => console.warn(message),
