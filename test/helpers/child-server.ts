@@ -32,7 +32,7 @@ function compiledServer(): string {
  * Starts the server in its own process and waits until it listens: the sources through tsx, or with
  * `compiled` what `npm start` runs (the build's JavaScript under plain node).
  */
-export async function startChildServer(env: Record<string, string>, timeoutMs = 60_000, options: { compiled?: boolean } = {}): Promise<ChildServer> {
+export async function startChildServer(env: Record<string, string>, timeoutMs = 150_000, options: { compiled?: boolean } = {}): Promise<ChildServer> {
   const args = options.compiled ? [compiledServer()] : ['--import', 'tsx', 'src/server.ts'];
   const child = spawn(process.execPath, args, {
     cwd: root,
