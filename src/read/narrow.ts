@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import { ApiError } from '../domain/errors.js';
 import { FlagBit } from '../domain/messages/flags.js';
 import { Role } from '../domain/roles.js';
-import { canReadMessage, canReadStreamContent, isSubscribed, streamHistoryIsProtected, type StreamRow, type Viewer } from '../visibility.js';
+import { canReadMessage, canReadStreamContent, streamHistoryIsProtected, type StreamRow, type Viewer } from '../visibility.js';
 import { getUserByEmailFor } from './users.js';
 import { canonicalStreamName } from '../domain/channels/decider.js';
 
@@ -322,41 +322,58 @@ export async function buildNarrow(db: Db, viewer: NarrowViewer, realmHost: strin
   return { conditions, searchTerms, stream };
 }
 
-/** One message's visibility for a viewer, with the lookups it needs. */
+/** What canReadMessage needs to know about one message for one viewer (messageAccessSql gathers it). */
+export interface MessageAccess {
+  /** The message's channel; null for a direct message. */
+  stream: StreamRow | null;
+  /** The viewer is subscribed to the channel now. */
+  subscribed: boolean;
+  /** A moved message's reception row for the viewer: it beats the span answer and "sent it". */
+  moved: boolean | null;
+  /** A reception span of the viewer covers the message: subscribed when it was sent. */
+  spanned: boolean;
+}
+
+/**
+ * The lookups of messageVisibleTo as one JSON value over a message row `m` (its id and stream_id),
+ * to fold into the statement that reads the message: a vote or a reaction checks visibility first,
+ * and one statement costs the database far less than a statement per fact.
+ */
+export function messageAccessSql(viewerId: number): RawBuilder<MessageAccess> {
+  return sql<MessageAccess>`json_build_object(
+    'stream', (SELECT to_jsonb(st) FROM streams st WHERE st.id = m.stream_id),
+    'subscribed', EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ${viewerId} AND s.stream_id = m.stream_id AND s.active),
+    'moved', (SELECT r.received FROM message_moved_receptions r WHERE r.user_id = ${viewerId} AND r.message_id = m.id),
+    'spanned', EXISTS (SELECT 1 FROM message_reception_spans sp WHERE sp.user_id = ${viewerId} AND sp.stream_id = m.stream_id
+      AND sp.from_id <= m.id AND (sp.to_id IS NULL OR sp.to_id >= m.id)))`;
+}
+
+/** May the viewer read the message, given the facts messageAccessSql gathered about it? */
+export function messageVisibleWith(
+  viewer: Viewer,
+  message: { realm_id: number; stream_id: number | null; sender_id: number; dm_key: string | null },
+  access: MessageAccess,
+): boolean {
+  const participants = message.dm_key ? message.dm_key.split(',').map(Number) : [];
+  const channel = message.stream_id !== null;
+  const received = channel && access.moved !== null ? access.moved : message.sender_id === viewer.user_id || (channel && access.spanned);
+  return canReadMessage(viewer, message, {
+    stream: channel ? access.stream ?? undefined : undefined,
+    subscribed: channel && access.subscribed,
+    received,
+    dmParticipant: participants.includes(viewer.user_id),
+  });
+}
+
+/** One message's visibility for a viewer, with the lookups it needs (one statement). */
 export async function messageVisibleTo(
   db: Db,
   viewer: Viewer,
   message: { id: number; realm_id: number; stream_id: number | null; sender_id: number; dm_key: string | null },
 ): Promise<boolean> {
   if (message.realm_id !== viewer.realm_id) return false;
-  const participants = message.dm_key ? message.dm_key.split(',').map(Number) : [];
-  let stream: StreamRow | undefined;
-  let subscribed = false;
-  let received = message.sender_id === viewer.user_id;
-  if (message.stream_id !== null) {
-    // Independent lookups, sent together: a vote or a reaction checks visibility before anything else.
-    const [streamRow, isMember, moved, span] = await Promise.all([
-      db.selectFrom('streams').selectAll().where('id', '=', message.stream_id).executeTakeFirst(),
-      isSubscribed(db, viewer.user_id, message.stream_id),
-      db
-        .selectFrom('message_moved_receptions')
-        .select('received')
-        .where('user_id', '=', viewer.user_id)
-        .where('message_id', '=', message.id)
-        .executeTakeFirst(),
-      db
-        .selectFrom('message_reception_spans')
-        .select('user_id')
-        .where('user_id', '=', viewer.user_id)
-        .where('stream_id', '=', message.stream_id)
-        .where('from_id', '<=', message.id)
-        .where((eb) => eb.or([eb('to_id', 'is', null), eb('to_id', '>=', message.id)]))
-        .executeTakeFirst(),
-    ]);
-    stream = streamRow;
-    subscribed = isMember;
-    // A moved message's row beats the span answer and "sent it".
-    received = moved ? moved.received : received || span !== undefined;
-  }
-  return canReadMessage(viewer, message, { stream, subscribed, received, dmParticipant: participants.includes(viewer.user_id) });
+  if (message.stream_id === null) return messageVisibleWith(viewer, message, { stream: null, subscribed: false, moved: null, spanned: false });
+  const { rows } = await sql<{ access: MessageAccess }>`SELECT ${messageAccessSql(viewer.user_id)} AS access
+    FROM (VALUES (${message.id}::int, ${message.stream_id}::int)) AS m(id, stream_id)`.execute(db);
+  return messageVisibleWith(viewer, message, rows[0]!.access);
 }

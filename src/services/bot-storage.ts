@@ -28,28 +28,6 @@ export async function readBotStorage(ctx: ServiceContext, userId: number, keys: 
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
 }
 
-/**
- * Sizes are counted in the database (length() counts characters, as the real server does): the
- * whole storage's and each named entry's, in one query.
- */
-async function storageState(db: Db, userId: number, keys: string[]) {
-  const row = await db
-    .selectFrom('bot_storage')
-    .select([
-      sql<string | null>`sum(length(key) + length(value))`.as('size'),
-      sql<Record<string, number> | null>`jsonb_object_agg(key, length(key) + length(value)) FILTER (WHERE key = ANY(${keys}::text[]))`.as('named'),
-    ])
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  const named = typeof row?.named === 'string' ? (JSON.parse(row.named) as Record<string, number>) : row?.named ?? {};
-  return { total_size: Number(row?.size ?? 0), existing: new Map(Object.entries(named).map(([key, size]) => [key, Number(size)])) };
-}
-
-async function allKeys(db: Db, userId: number): Promise<string[]> {
-  const rows = await db.selectFrom('bot_storage').select('key').where('user_id', '=', userId).execute();
-  return rows.map((r) => r.key);
-}
-
 /** One queue per bot: a bot's writes are decided one after another (see KeyedQueue). */
 const writes = new KeyedQueue<number>();
 
@@ -69,32 +47,77 @@ async function lastEventFolded(ctx: ServiceContext, userId: number) {
 }
 
 /**
- * The stream's version and the key generation new writes are sealed under, from its last event
- * (writes carry their generation), waiting until the read tables include it.
+ * Per log (one per server; tests run many in a process) and bot: the position of this process's
+ * last storage write, whose fold the bot's next decision waits for.
  */
-async function storageHead(ctx: ServiceContext, userId: number): Promise<{ version: number; generation: number }> {
-  const last = await lastEventFolded(ctx, userId);
-  if (!last) return { version: 0, generation: 0 };
-  // After a forgetting (or on events older than sealing) the generation is counted.
-  const generation = last.type !== 'BotStorageForgotten' && last.generation !== null ? Number(last.generation) : await keyGeneration(ctx.db, userId);
-  return { version: Number(last.stream_version), generation };
+const lastWritesByLog = new WeakMap<object, Map<number, number>>();
+const lastWritesOf = (ctx: ServiceContext): Map<number, number> => {
+  let writes = lastWritesByLog.get(ctx.store);
+  if (!writes) lastWritesByLog.set(ctx.store, (writes = new Map()));
+  return writes;
+};
+
+interface DecisionRow {
+  type: string | null;
+  stream_version: number | null;
+  position: number | null;
+  generation: number | null;
+  size: string | number | null;
+  named: Record<string, number> | string | null;
+}
+
+/**
+ * What a write decides on, in one statement: the storage stream's last event and the storage's
+ * sizes, counted in the database (length() counts characters, as the real server does): the whole
+ * storage's and each named entry's, or every entry's when `everyKey`.
+ */
+async function readDecisionRow(db: Db, userId: number, keys: string[], everyKey: boolean): Promise<DecisionRow> {
+  const { rows } = await sql<DecisionRow>`
+    SELECT e.type, e.stream_version, e.position, (e.data->>'key_generation')::int AS generation, st.size, st.named
+    FROM (SELECT sum(length(key) + length(value)) AS size,
+            jsonb_object_agg(key, length(key) + length(value)) FILTER (WHERE ${everyKey} OR key = ANY(${keys}::text[])) AS named
+          FROM bot_storage WHERE user_id = ${userId}) st
+    LEFT JOIN LATERAL (SELECT type, stream_version, position, data FROM events
+          WHERE stream_id = ${botStorageStream(userId)} ORDER BY stream_version DESC LIMIT 1) e ON true`.execute(db);
+  return rows[0]!;
+}
+
+/**
+ * The decision's row once the read tables include the stream's last event. This process's own
+ * last write is waited for before asking (a bot writing once per message: one statement per
+ * write); a write by another process shows up as an event the read tables had not reached when the
+ * statement started, and is waited for before asking again.
+ */
+async function decisionRow(ctx: ServiceContext, userId: number, keys: string[], everyKey: boolean): Promise<DecisionRow> {
+  const own = lastWritesOf(ctx).get(userId);
+  if (own !== undefined && own > ctx.projectedPosition()) await ctx.waitForProjections(own);
+  const folded = ctx.projectedPosition();
+  const row = await readDecisionRow(ctx.db, userId, keys, everyKey);
+  if (row.position === null || Number(row.position) <= folded) return row;
+  await ctx.waitForProjections(Number(row.position));
+  return readDecisionRow(ctx.db, userId, keys, everyKey);
 }
 
 function runBotStorage(ctx: ServiceContext, meta: RequestMeta, command: BotStorageCommand): Promise<void> {
   return writes.run(command.user_id, async () => {
-    await ctx.commands.run(metadataOf(meta), async () => {
+    const { events } = await ctx.commands.run(metadataOf(meta), async () => {
       const streamId = botStorageStream(command.user_id);
-      const { version, generation } = await storageHead(ctx, command.user_id);
       // No key named: every key there is now (read inside the run, so a retry sees the current set).
-      const resolved: BotStorageCommand =
-        command.type === 'RemoveBotStorage' && command.keys.length === 0 ? { ...command, keys: await allKeys(ctx.db, command.user_id) } : command;
-      const keys = resolved.type === 'SetBotStorage' ? Object.keys(resolved.storage) : resolved.keys;
-      const state = await storageState(ctx.db, command.user_id, keys);
+      const everyKey = command.type === 'RemoveBotStorage' && command.keys.length === 0;
+      const row = await decisionRow(ctx, command.user_id, command.type === 'SetBotStorage' ? Object.keys(command.storage) : command.keys, everyKey);
+      const named = typeof row.named === 'string' ? (JSON.parse(row.named) as Record<string, number>) : row.named ?? {};
+      const resolved: BotStorageCommand = everyKey ? { ...command, keys: Object.keys(named) } : command;
+      const state = { total_size: Number(row.size ?? 0), existing: new Map(Object.entries(named).map(([key, size]) => [key, Number(size)])) };
+      const version = Number(row.stream_version ?? 0);
+      // After a forgetting (or on events older than sealing) the generation is counted.
+      const generation = row.type === null ? 0
+        : row.type !== 'BotStorageForgotten' && row.generation !== null ? Number(row.generation) : await keyGeneration(ctx.db, command.user_id);
       const events = decideBotStorage(resolved, state).map((e) => ({ ...e, data: { ...e.data, key_generation: generation } }));
       return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events }], result: undefined };
       // Every reader of the storage (the next write's decision, GET /bot_storage) first waits for
       // the fold of the stream's last event, so the answer need not.
     }, { answerAt: 'committed' });
+    if (events.length > 0) lastWritesOf(ctx).set(command.user_id, events[events.length - 1]!.position);
   });
 }
 

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { startTestServer, Role } from '../helpers/server.js';
+import { statementCounter } from '../helpers/statement-counter.js';
 
 t.test('bot storage: set, get, remove, per user', async (t) => {
   const s = await startTestServer(t);
@@ -87,4 +88,28 @@ t.test('bot storage: concurrent writes from one bot all succeed, the last write 
   t.equal(sets.length, writes, 'one event per write');
   const last = await s.platform.store.readStream(`bot-storage-${bot.id}`);
   t.equal(storage.count, (last.at(-1)!.data as { storage: Record<string, string> }).storage.count, 'count holds the last committed write');
+});
+
+t.test('bot storage: a write waits for the bot\'s last one in memory, then decides on one statement', async (t) => {
+  const s = await startTestServer(t);
+  const owner = await s.user(Role.MEMBER, 'Owner');
+  const bot = await s.user(Role.MEMBER, 'Bot', { bot_type: 1, bot_owner_id: owner.id });
+  t.equal((await s.api('PUT', '/bot_storage', bot, { storage: { count: '1', keep: 'x' } })).status, 200);
+  t.same((await s.api('GET', '/bot_storage', bot)).body.storage, { count: '1', keep: 'x' }, 'folded');
+  // Reads of the storage and of its stream in the log (the fold's writes, the append and the event
+  // queues' reads of the whole log are not counted).
+  const seen: string[] = [];
+  const counter = statementCounter(s, (text) => {
+    const counted = /\b(bot_storage|stream_id)\b/.test(text) && !/\bappend_events?\b|^\s*(\/\*.*?\*\/\s*)?(insert|update|delete)\b/i.test(text);
+    if (counted) seen.push(text.slice(0, 120));
+    return counted;
+  });
+  t.teardown(() => counter.restore());
+  for (const [label, method, body] of [['a set', 'PUT', { storage: { count: '2' } }], ['a removal', 'DELETE', { keys: ['keep'] }], ['a removal of everything', 'DELETE', {}]] as const) {
+    seen.length = 0;
+    t.equal((await s.api(method, '/bot_storage', bot, body)).status, 200);
+    t.same(seen.length, 1, `${label}: one statement`, { seen });
+  }
+  counter.restore();
+  t.same((await s.api('GET', '/bot_storage', bot)).body.storage, {}, 'and each decided on the state the one before left');
 });

@@ -1,35 +1,11 @@
 import t from 'tap';
-import pg from 'pg';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
 import { createChannel } from '../helpers/typing-fixture.js';
+import { statementCounter as countStatements } from '../helpers/statement-counter.js';
 
 // Statements over the tables a history read touches; background work (log, queues) is not counted.
 const READ_TABLES = /\b(messages|message_flags|message_read_state|message_reception_spans|message_moved_receptions|reactions|submessages|users|streams|subscriptions)\b/;
-
-/** Counts the statements the database receives from this process, on either backend. */
-function statementCounter(s: TestServer): { count(): number; restore(): void } {
-  let count = 0;
-  const seen = (text: unknown) => {
-    if (typeof text === 'string' && READ_TABLES.test(text)) count += 1;
-  };
-  const pglite = s.platform.database.pglite;
-  if (pglite) {
-    const original = pglite.query.bind(pglite);
-    pglite.query = ((text: string, ...rest: unknown[]) => {
-      seen(text);
-      return (original as (...a: unknown[]) => unknown)(text, ...rest);
-    }) as typeof pglite.query;
-    return { count: () => count, restore: () => void (pglite.query = original) };
-  }
-  const prototype = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
-  const original = prototype.query;
-  prototype.query = function (this: unknown, ...args: unknown[]) {
-    const first = args[0];
-    seen(typeof first === 'string' ? first : (first as { text?: string } | undefined)?.text);
-    return original.apply(this, args);
-  };
-  return { count: () => count, restore: () => void (prototype.query = original) };
-}
+const statementCounter = (s: TestServer) => countStatements(s, (text) => READ_TABLES.test(text));
 
 async function send(s: TestServer, as: TestUser, content: string): Promise<number> {
   const r = await s.api('POST', '/messages', as, { type: 'stream', to: 'plans', topic: 'q3', content });

@@ -2,6 +2,7 @@ import t from 'tap';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
 import { verifyAction } from '../helpers/verify-action.js';
 import { createChannel } from '../helpers/typing-fixture.js';
+import { statementCounter } from '../helpers/statement-counter.js';
 
 async function send(s: TestServer, as: TestUser, to: unknown, content: string, extra: Record<string, unknown> = {}): Promise<number> {
   const r = await s.api('POST', '/messages', as, { type: typeof to === 'string' ? 'stream' : 'private', to, topic: 'lunch', content, ...extra });
@@ -143,4 +144,31 @@ t.test('50 concurrent votes on one poll: every one counted, and each in its vote
   t.same(logged.map((e) => e.stream_version), Array.from({ length: 50 }, (_, i) => i + 1), 'one event per vote on the message\'s stream, versions without gaps');
   const polled = await s.api('GET', '/events', alice, { queue_id: queue.body.queue_id, last_event_id: queue.body.last_event_id, dont_block: true });
   t.equal(polled.body.events.filter((e: { type: string }) => e.type === 'submessage').length, 50, 'every vote reached the author\'s queue');
+});
+
+t.test('a vote reads the message, its visibility, the poll and a new id in one statement', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const voters = [await s.user(Role.MEMBER, 'Bob'), await s.user(Role.MEMBER, 'Carol')];
+  await createChannel(s, alice, 'food', { subscribers: [alice.id, ...voters.map((u) => u.id)] });
+  const poll = await send(s, alice, 'food', '/poll Lunch?\nPizza\nPasta');
+  // The reads the checks make, as the query builder writes them (the fold's insert, the log and
+  // the event queues' audience look-ups, written by hand, are not counted).
+  const CHECKED = /"(messages|submessages|streams|subscriptions|message_reception_spans|message_moved_receptions)"|nextval/;
+  const seen: string[] = [];
+  const counter = statementCounter(s, (text) => {
+    const counted = CHECKED.test(text) && !/^\s*(\/\*.*?\*\/\s*)?(insert|update|delete)\b/i.test(text);
+    if (counted) seen.push(text.slice(0, 120));
+    return counted;
+  });
+  t.teardown(() => counter.restore());
+  for (const [i, voter] of voters.entries()) {
+    seen.length = 0;
+    const r = await submit(s, voter, poll, { type: 'vote', key: `canned,${i}`, vote: 1 });
+    t.same([r.status, r.body.result], [200, 'success']);
+    t.same(seen.length, 1, `vote ${i + 1}: one statement before the append`, { seen });
+  }
+  counter.restore();
+  const votes = (await submessagesOf(s, alice, poll)).filter((m) => JSON.parse(m.content).type === 'vote');
+  t.same(votes.map((m) => m.sender_id), voters.map((u) => u.id), 'both votes are there');
 });
