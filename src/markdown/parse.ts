@@ -12,6 +12,7 @@ import { containerDepthBound, MarkdownRenderingError, MAX_CONTAINER_DEPTH, MAX_T
 import { pairFencesLikeZulip } from './fences.js';
 import { silenceQuotedMentions } from './quote-mentions.js';
 import { keepLineWhitespace } from './line-whitespace.js';
+import { parseSplittingLongTables } from './long-tables.js';
 import { MARKER_GUARD, normalizeLists, restoreListStarts, settleItemParagraphs, withoutMarkerGuards } from './lists.js';
 import { zulipFromMarkdown, zulipMicromark } from './syntax.js';
 import { rewrite, text, type MdNode } from './tree.js';
@@ -33,6 +34,7 @@ export function remarkZulipSyntax(this: Processor, options: { tables?: boolean }
 const parser = unified().use(remarkParse).use(remarkZulipSyntax).freeze();
 // The table construct is tried at the start of every line; most messages cannot hold a table at all.
 const parserWithoutTables = unified().use(remarkParse).use(remarkZulipSyntax, { tables: false }).freeze();
+const parseWithTables = (source: string): MdNode => parser.parse(source) as Root as unknown as MdNode;
 /** A table's delimiter row has a `|`, or a `:` against a `-` (":-", "-:"): without both, no line starts one. */
 const mayHoldTable = (source: string): boolean => source.includes('|') || source.includes(':-') || source.includes('-:');
 
@@ -54,7 +56,7 @@ export function parseMarkdown(original: string): MdNode {
   if (containerDepthBound(original) > MAX_CONTAINER_DEPTH) throw new MarkdownRenderingError();
   // Positions in the tree refer to this rewritten text.
   const { source, listStarts } = normalizeLists(pairFencesLikeZulip(silenceQuotedMentions(original)));
-  const tree = (mayHoldTable(source) ? parser : parserWithoutTables).parse(source) as Root as unknown as MdNode;
+  const tree = mayHoldTable(source) ? parseSplittingLongTables(parseWithTables, source) : (parserWithoutTables.parse(source) as Root as unknown as MdNode);
   // Checked before anything walks the tree recursively (inline nesting such as emphasis runs counts too).
   if (treeDepth(tree) > MAX_TREE_DEPTH) throw new MarkdownRenderingError();
   fixSourceDependent(tree, source);
