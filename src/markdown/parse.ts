@@ -76,24 +76,20 @@ export function parseMarkdown(original: string): MdNode {
 function fixBareQuoteMarkers(parent: MdNode, source: string): void {
   if (!parent.children) return;
   const children = parent.children;
-  const out: MdNode[] = [];
-  // Whether `after` starts on the line right after `before` ends.
-  const adjacent = (before: MdNode | undefined, after: MdNode | undefined): boolean => {
-    const end = before?.position?.end.offset;
-    const start = after?.position?.start.offset;
-    return end !== undefined && start !== undefined && /^\n[ \t]*$/.test(source.slice(end, start));
-  };
+  // A new list only from the first bare quote on: most child lists have none.
+  let out: MdNode[] | undefined;
   for (let i = 0; i < children.length; i++) {
     const child = children[i]!;
     fixBareQuoteMarkers(child, source);
     const raw = child.type === 'blockquote' && child.children?.length === 0 ? sourceOf(child, source) : undefined;
     if (raw === undefined) {
-      out.push(child);
+      out?.push(child);
       continue;
     }
+    out ??= children.slice(0, i);
     // Text right under the markers is the quote's (it is not "up to the end of the block").
     const next = children[i + 1];
-    if (next?.type === 'paragraph' && adjacent(child, next)) {
+    if (next?.type === 'paragraph' && onNextLine(source, child, next)) {
       child.children = [next];
       out.push(child);
       i++;
@@ -101,13 +97,20 @@ function fixBareQuoteMarkers(parent: MdNode, source: string): void {
     }
     const markers = raw.replace(/^[ \t]+/, '');
     const previous = out[out.length - 1];
-    if (previous?.type === 'paragraph' && adjacent(previous, child)) {
+    if (previous?.type === 'paragraph' && onNextLine(source, previous, child)) {
       (previous.children ??= []).push(text(`\n${markers}`));
       continue;
     }
     out.push({ type: 'paragraph', children: [text(markers)], position: child.position });
   }
-  parent.children = out;
+  if (out) parent.children = out;
+}
+
+/** Whether `after` starts on the line right after `before` ends. */
+function onNextLine(source: string, before: MdNode | undefined, after: MdNode | undefined): boolean {
+  const end = before?.position?.end.offset;
+  const start = after?.position?.start.offset;
+  return end !== undefined && start !== undefined && /^\n[ \t]*$/.test(source.slice(end, start));
 }
 
 /** The code span's text between its backtick fences (a loop: /`+$/ is quadratic on many backtick runs). */
