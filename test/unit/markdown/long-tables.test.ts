@@ -17,7 +17,7 @@ const parse = (source: string): MdNode => {
   return parser.parse(source) as unknown as MdNode;
 };
 
-const row = (i: number): string => `| r${i} *em* \\| @**Iago** | \`a|b\` [l](http://a.b/${i}) :smile: |`;
+const row = (i: number): string => `| r${i} *em* \\| @**Iago** | \`a|b\` \`c  d\` [l](http://a.b/${i}) :smile: |`;
 const rows = (n: number): string => Array.from({ length: n }, (_, i) => row(i)).join('\n');
 const many = Math.ceil((4 * ROW_GROUP_CHARS) / row(0).length);
 
@@ -28,6 +28,7 @@ const split: Record<string, string> = {
   'no final line ending': `| a | b |\n| --- | --- |\n${rows(many)}`,
   'a final line ending': `| a | b |\n| --- | --- |\n${rows(many)}\n`,
   'after a list': `- item\n\n| a | b |\n|-|-|\n${rows(many)}\n- next`,
+  'odd rows among them': `| a | b |\n|-|-|\n${rows(many)}\n|\n||\n| |\n|x\n${rows(many)}`,
 };
 const single: Record<string, string> = {
   'after a fence': `\`\`\`\nx\n\`\`\`\n\n| a | b |\n|-|-|\n${rows(many)}`,
