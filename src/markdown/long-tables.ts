@@ -49,17 +49,18 @@ const isBlank = (source: string, line: Line): boolean => /^[ \t]*$/.test(source.
 const DELIMITER_ROW = /^\|[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
 
 /**
- * The first table worth splitting: every one of its lines starts with `|` in the first column, at the start of
- * the document or after a blank line (so no paragraph, quote or list item is open to take it in), with no fence
- * anywhere before it (so it is not code). Anything else is left to a single parse.
+ * The tables worth splitting: every line of one starts with `|` in the first column, at the start of the
+ * document or after a blank line (so no paragraph, quote or list item is open to take it in), with no fence
+ * anywhere before it (so it is not code). Anything else is left to the main parse.
  */
-function findLongTable(source: string): LongTable | undefined {
+function findLongTables(source: string): LongTable[] {
+  const found: LongTable[] = [];
   const lines = linesOf(source);
   for (let h = 0; h + 2 < lines.length; h++) {
     const header = lines[h]!;
     if (source.charCodeAt(header.start) !== 0x7c /* | */) continue;
     if (h > 0 && !isBlank(source, lines[h - 1]!)) continue;
-    if (/```|~~~/.test(source.slice(0, header.start))) return undefined;
+    if (/```|~~~/.test(source.slice(0, header.start))) break;
     const delimiter = lines[h + 1]!;
     if (!DELIMITER_ROW.test(source.slice(delimiter.start, delimiter.end))) continue;
     let last = h + 2;
@@ -83,34 +84,45 @@ function findLongTable(source: string): LongTable | undefined {
       h = last;
       continue;
     }
-    const cutStart = body[0]!.start;
-    const cutEnd = group[0]!.start;
-    return {
+    found.push({
       head: source.slice(header.start, delimiter.end),
       groups,
-      cutStart,
-      cutEnd,
+      cutStart: body[0]!.start,
+      cutEnd: group[0]!.start,
       firstBodyLine: h + 2,
       cutLines: body.length - group.length,
       headerStart: header.start,
       rowsStaying: group.length,
-    };
+    });
+    h = last;
   }
-  return undefined;
+  return found;
 }
 
-/** Moves every position in `node` at or after `from` by `offset` characters and `lines` lines. */
-function shiftPositions(node: MdNode, from: number, offset: number, lines: number): void {
+/** A shift for every position at or after `from`: `offset` characters and `lines` lines further. */
+interface Shift {
+  from: number;
+  offset: number;
+  lines: number;
+}
+
+/** Moves the positions in `node` by the last of `shifts` (in increasing `from` order) that they are at or after. */
+function shiftPositions(node: MdNode, shifts: Shift[]): void {
   const pending = [node];
   while (pending.length > 0) {
     const current = pending.pop()!;
     const position = current.position;
     if (position) {
       for (const point of [position.start, position.end]) {
-        if (point.offset !== undefined && point.offset >= from) {
-          point.offset += offset;
-          if (point.line !== undefined) point.line += lines;
+        if (point.offset === undefined) continue;
+        let shift: Shift | undefined;
+        for (const candidate of shifts) {
+          if (candidate.from > point.offset) break;
+          shift = candidate;
         }
+        if (!shift) continue;
+        point.offset += shift.offset;
+        if (point.line !== undefined) point.line += shift.lines;
       }
     }
     if (current.children) pending.push(...current.children);
@@ -125,30 +137,46 @@ function parseGroup(parse: Parse, table: LongTable, group: Line[], source: strin
   if (parsed?.type !== 'table' || parsed.children?.length !== group.length + 1) return undefined;
   const body = parsed.children.slice(1);
   const headLength = table.head.length + 1;
-  for (const row of body) shiftPositions(row, 0, group[0]!.start - headLength, firstLine - 2);
+  for (const row of body) shiftPositions(row, [{ from: 0, offset: group[0]!.start - headLength, lines: firstLine - 2 }]);
   return body;
 }
 
 /**
- * `parse(source)`, with a long table's body rows parsed in groups. Falls back to one parse whenever a part does
+ * `parse(source)`, with long tables' body rows parsed in groups. Falls back to one parse whenever a part does
  * not come out as the table rows it was taken for.
  */
 export function parseSplittingLongTables(parse: Parse, source: string): MdNode {
-  const table = source.length > 2 * ROW_GROUP_CHARS && source.includes('\n|') && !source.includes('\r') ? findLongTable(source) : undefined;
-  if (!table) return parse(source);
-  const tree = parse(source.slice(0, table.cutStart) + source.slice(table.cutEnd));
-  const main = tree.children?.find((child) => child.position?.start.offset === table.headerStart);
-  // Lines right after the table without a pipe are rows too, in both parses alike.
-  if (main?.type !== 'table' || (main.children?.length ?? 0) < table.rowsStaying + 1) return parse(source);
-  shiftPositions(tree, table.cutStart, table.cutEnd - table.cutStart, table.cutLines);
-  const moved: MdNode[] = [];
-  let line = table.firstBodyLine;
-  for (const group of table.groups) {
-    const rows = parseGroup(parse, table, group, source, line);
-    if (!rows) return parse(source);
-    moved.push(...rows);
-    line += group.length;
+  const tables = source.length > 2 * ROW_GROUP_CHARS && source.includes('\n|') && !source.includes('\r') ? findLongTables(source) : [];
+  if (tables.length === 0) return parse(source);
+  // The main document: the source without the rows parsed apart. A position there past a cut is `shift` behind.
+  let main = '';
+  let kept = 0;
+  const shifts: Shift[] = [];
+  let removed = 0;
+  let removedLines = 0;
+  for (const table of tables) {
+    main += source.slice(kept, table.cutStart);
+    kept = table.cutEnd;
+    removed += table.cutEnd - table.cutStart;
+    removedLines += table.cutLines;
+    shifts.push({ from: table.cutStart - (removed - (table.cutEnd - table.cutStart)), offset: removed, lines: removedLines });
   }
-  main.children!.splice(1, 0, ...moved);
+  main += source.slice(kept);
+  const tree = parse(main);
+  shiftPositions(tree, shifts);
+  for (const table of tables) {
+    const parsed = tree.children?.find((child) => child.position?.start.offset === table.headerStart);
+    // Lines right after the table without a pipe are rows too, in both parses alike.
+    if (parsed?.type !== 'table' || (parsed.children?.length ?? 0) < table.rowsStaying + 1) return parse(source);
+    const moved: MdNode[] = [];
+    let line = table.firstBodyLine;
+    for (const group of table.groups) {
+      const rows = parseGroup(parse, table, group, source, line);
+      if (!rows) return parse(source);
+      moved.push(...rows);
+      line += group.length;
+    }
+    parsed.children!.splice(1, 0, ...moved);
+  }
   return tree;
 }

@@ -65,3 +65,15 @@ t.test('a long table renders as a table of all its rows', async (t) => {
   t.equal(html.match(/<table>/g)?.length, 1);
   t.match(html, /<td>r0 <em>em<\/em> .*<span class="user-mention" data-user-id="11">@Iago<\/span><\/td>/);
 });
+
+t.test('every long table of a message is split, not only the first', async (t) => {
+  const table = `| a | b |\n|-|-|\n${rows(many)}`;
+  parses = 0;
+  parseSplittingLongTables(parse, table);
+  const groupsOfOne = parses - 1;
+  parses = 0;
+  const source = `${table}\n\ntext between\n\n${table}`;
+  t.same(parseSplittingLongTables(parse, source), parse(source));
+  // The main parse and both tables' groups, then the check's own parse.
+  t.equal(parses, 1 + 2 * groupsOfOne + 1);
+});
