@@ -14,19 +14,23 @@ import { element, replaceInText, rewrite, text, type MdNode, type TextMatch } fr
 const insideCode = new Set(['code', 'inlineCode', 'zulipElement']);
 const insideLinks = new Set([...insideCode, 'link']);
 
-function mergeAdjacentText(tree: MdNode): void {
-  const visit = (node: MdNode): void => {
-    if (!node.children) return;
-    const merged: MdNode[] = [];
-    for (const child of node.children) {
-      const last = merged[merged.length - 1];
-      if (child.type === 'text' && last?.type === 'text') last.value = (last.value ?? '') + (child.value ?? '');
-      else merged.push(child);
-      visit(child);
+function mergeAdjacentText(node: MdNode): void {
+  const children = node.children;
+  if (!children) return;
+  // A new list only from the first merge on: most child lists have no adjacent text nodes.
+  let merged: MdNode[] | undefined;
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i]!;
+    const last = merged ? merged[merged.length - 1] : children[i - 1];
+    if (child.type === 'text' && last?.type === 'text') {
+      merged ??= children.slice(0, i);
+      last.value = (last.value ?? '') + (child.value ?? '');
+    } else {
+      merged?.push(child);
     }
-    node.children = merged;
-  };
-  visit(tree);
+    mergeAdjacentText(child);
+  }
+  if (merged) node.children = merged;
 }
 
 function renderAtom(atom: string, state: RenderState): MdNode[] {

@@ -12,6 +12,7 @@ import { containerDepthBound, MarkdownRenderingError, MAX_CONTAINER_DEPTH, MAX_T
 import { pairFencesLikeZulip } from './fences.js';
 import { silenceQuotedMentions } from './quote-mentions.js';
 import { keepLineWhitespace } from './line-whitespace.js';
+import { parseSplittingLongTables } from './long-tables.js';
 import { MARKER_GUARD, normalizeLists, restoreListStarts, settleItemParagraphs, withoutMarkerGuards } from './lists.js';
 import { zulipFromMarkdown, zulipMicromark } from './syntax.js';
 import { rewrite, text, type MdNode } from './tree.js';
@@ -33,6 +34,7 @@ export function remarkZulipSyntax(this: Processor, options: { tables?: boolean }
 const parser = unified().use(remarkParse).use(remarkZulipSyntax).freeze();
 // The table construct is tried at the start of every line; most messages cannot hold a table at all.
 const parserWithoutTables = unified().use(remarkParse).use(remarkZulipSyntax, { tables: false }).freeze();
+const parseWithTables = (source: string): MdNode => parser.parse(source) as Root as unknown as MdNode;
 /** A table's delimiter row has a `|`, or a `:` against a `-` (":-", "-:"): without both, no line starts one. */
 const mayHoldTable = (source: string): boolean => source.includes('|') || source.includes(':-') || source.includes('-:');
 
@@ -54,7 +56,7 @@ export function parseMarkdown(original: string): MdNode {
   if (containerDepthBound(original) > MAX_CONTAINER_DEPTH) throw new MarkdownRenderingError();
   // Positions in the tree refer to this rewritten text.
   const { source, listStarts } = normalizeLists(pairFencesLikeZulip(silenceQuotedMentions(original)));
-  const tree = (mayHoldTable(source) ? parser : parserWithoutTables).parse(source) as Root as unknown as MdNode;
+  const tree = mayHoldTable(source) ? parseSplittingLongTables(parseWithTables, source) : (parserWithoutTables.parse(source) as Root as unknown as MdNode);
   // Checked before anything walks the tree recursively (inline nesting such as emphasis runs counts too).
   if (treeDepth(tree) > MAX_TREE_DEPTH) throw new MarkdownRenderingError();
   fixSourceDependent(tree, source);
@@ -74,24 +76,20 @@ export function parseMarkdown(original: string): MdNode {
 function fixBareQuoteMarkers(parent: MdNode, source: string): void {
   if (!parent.children) return;
   const children = parent.children;
-  const out: MdNode[] = [];
-  // Whether `after` starts on the line right after `before` ends.
-  const adjacent = (before: MdNode | undefined, after: MdNode | undefined): boolean => {
-    const end = before?.position?.end.offset;
-    const start = after?.position?.start.offset;
-    return end !== undefined && start !== undefined && /^\n[ \t]*$/.test(source.slice(end, start));
-  };
+  // A new list only from the first bare quote on: most child lists have none.
+  let out: MdNode[] | undefined;
   for (let i = 0; i < children.length; i++) {
     const child = children[i]!;
     fixBareQuoteMarkers(child, source);
     const raw = child.type === 'blockquote' && child.children?.length === 0 ? sourceOf(child, source) : undefined;
     if (raw === undefined) {
-      out.push(child);
+      out?.push(child);
       continue;
     }
+    out ??= children.slice(0, i);
     // Text right under the markers is the quote's (it is not "up to the end of the block").
     const next = children[i + 1];
-    if (next?.type === 'paragraph' && adjacent(child, next)) {
+    if (next?.type === 'paragraph' && onNextLine(source, child, next)) {
       child.children = [next];
       out.push(child);
       i++;
@@ -99,13 +97,20 @@ function fixBareQuoteMarkers(parent: MdNode, source: string): void {
     }
     const markers = raw.replace(/^[ \t]+/, '');
     const previous = out[out.length - 1];
-    if (previous?.type === 'paragraph' && adjacent(previous, child)) {
+    if (previous?.type === 'paragraph' && onNextLine(source, previous, child)) {
       (previous.children ??= []).push(text(`\n${markers}`));
       continue;
     }
     out.push({ type: 'paragraph', children: [text(markers)], position: child.position });
   }
-  parent.children = out;
+  if (out) parent.children = out;
+}
+
+/** Whether `after` starts on the line right after `before` ends. */
+function onNextLine(source: string, before: MdNode | undefined, after: MdNode | undefined): boolean {
+  const end = before?.position?.end.offset;
+  const start = after?.position?.start.offset;
+  return end !== undefined && start !== undefined && /^\n[ \t]*$/.test(source.slice(end, start));
 }
 
 /** The code span's text between its backtick fences (a loop: /`+$/ is quadratic on many backtick runs). */
