@@ -1,12 +1,11 @@
 import t, { type Test } from 'tap';
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
 import { createChannel, sendStream } from '../helpers/channels-fixture.js';
-import { exportContains, filesContaining, natsMessagesContaining, tablesContaining } from '../helpers/marker-search.js';
+import { exportContains, filesContaining, natsMessagesContaining, tablesContaining, uniqueMarker } from '../helpers/marker-search.js';
 import { verifyChain } from '../../src/eventstore/verify.js';
 import { tableChecksums } from '../../src/read/checksums.js';
 import { allProjections } from '../../projections/index.js';
@@ -20,7 +19,7 @@ import { testConfig } from '../helpers/config.js';
 import { verifyAction } from '../helpers/verify-action.js';
 
 // Lower case: a user's address is made from their name, so one marker covers both.
-const marker = () => `marker${randomUUID().replace(/-/g, '')}`;
+const marker = uniqueMarker;
 
 async function uploadText(s: TestServer, as: TestUser, text: string): Promise<string> {
   const boundary = `----erase${Math.random().toString(16).slice(2)}`;

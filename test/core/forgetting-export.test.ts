@@ -1,6 +1,6 @@
 import t from 'tap';
+import { uniqueMarker } from '../helpers/marker-search.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildServer } from '../../src/build-server.js';
@@ -12,7 +12,7 @@ import { createPlatform } from '../../src/platform.js';
 import { SHREDDED } from '../../src/eventstore/crypto/index.js';
 import { Role } from '../../src/domain/roles.js';
 
-const marker = () => `MARKER${randomUUID().replace(/-/g, '')}`;
+const marker = uniqueMarker;
 
 t.test('export carries ciphertext and only surviving keys; import takes keys only when given', { skip: !!process.env.TEST_DATABASE_URL && 'embedded data directories only' }, async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'forget-export-'));

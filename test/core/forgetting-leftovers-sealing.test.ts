@@ -1,11 +1,9 @@
-import t, { type Test } from 'tap';
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import t from 'tap';
 import path from 'node:path';
-import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
+import { serverWithDataDir, hasDataKey } from '../helpers/forgetting-server.js';
+import { Role, type TestServer, type TestUser } from '../helpers/server.js';
 import { createChannel, sendStream } from '../helpers/channels-fixture.js';
-import { exportContains, filesContaining, tablesContaining } from '../helpers/marker-search.js';
+import { exportContains, filesContaining, tablesContaining, uniqueMarker } from '../helpers/marker-search.js';
 import { sendFiles } from '../helpers/upload.js';
 import { verifyChain } from '../../src/eventstore/verify.js';
 import { tableChecksums } from '../../src/read/checksums.js';
@@ -13,14 +11,7 @@ import { allProjections } from '../../projections/index.js';
 import { uploadKeyId, uploadStorage } from '../../src/services/upload-crypto.js';
 import { EXPORT_FILE_SUFFIXES } from '../../src/read/realm-exports.js';
 
-const marker = () => `marker${randomUUID().replace(/-/g, '')}`;
-
-async function server(t: Test) {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'forget-rest-'));
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const s = await startTestServer(t, { dataDir, forgettingIntervalSeconds: 0 });
-  return { s, dataDir };
-}
+const marker = uniqueMarker;
 
 /** Every table, the uploads directory and an export of the log (events and key file). */
 async function whereFound(s: TestServer, dataDir: string, markers: readonly string[]): Promise<Record<string, string[]>> {
@@ -39,13 +30,10 @@ async function uploadText(s: TestServer, as: TestUser, text: string): Promise<st
   return r.body.url as string;
 }
 
-const hasKey = async (s: TestServer, keyId: string) =>
-  (await s.platform.db.selectFrom('data_keys').select('key_id').where('key_id', '=', keyId).executeTakeFirst()) !== undefined;
-
 const checksums = (s: TestServer) => tableChecksums(s.platform.db, allProjections.flatMap((p) => p.tables));
 
 t.test('a shredded message takes the files only it linked at once; a file another message links stays', async (t) => {
-  const { s, dataDir } = await server(t);
+  const { s, dataDir } = await serverWithDataDir(t);
   const alice = await s.user(Role.MEMBER, 'Alice');
   const sid = await createChannel(s, alice, 'files', []);
   const lone = marker();
@@ -60,7 +48,7 @@ t.test('a shredded message takes the files only it linked at once; a file anothe
   const left = await attachments();
   t.equal(left.length, 1, 'the file only the shredded message linked is deleted with it');
   t.ok(sharedUrl.endsWith(left[0]!), 'the other file stays');
-  t.notOk(await hasKey(s, uploadKeyId(loneUrl.replace('/user_uploads/', ''))), 'its key is destroyed');
+  t.notOk(await hasDataKey(s, uploadKeyId(loneUrl.replace('/user_uploads/', ''))), 'its key is destroyed');
   t.equal((await s.fastify.inject({ method: 'GET', url: loneUrl, headers: { authorization: alice.auth } })).statusCode, 404);
   t.same(await whereFound(s, dataDir, [lone]), {});
   t.equal((await s.fastify.inject({ method: 'GET', url: sharedUrl, headers: { authorization: alice.auth } })).statusCode, 200);
@@ -69,7 +57,7 @@ t.test('a shredded message takes the files only it linked at once; a file anothe
 });
 
 t.test("a stored organization export loses the copies of keys destroyed after it was taken", async (t) => {
-  const { s } = await server(t);
+  const { s } = await serverWithDataDir(t);
   const alice = await s.user(Role.MEMBER, 'Alice');
   const sid = await createChannel(s, alice, 'exported', []);
   const gone = await sendStream(s, alice, sid, 'topic', 'to be shredded');
@@ -96,7 +84,7 @@ t.test("a stored organization export loses the copies of keys destroyed after it
 });
 
 t.test('invitation addresses, email change requests, drafts and scheduled messages are sealed and forgotten', async (t) => {
-  const { s, dataDir } = await server(t);
+  const { s, dataDir } = await serverWithDataDir(t);
   const alice = await s.user(Role.MEMBER, 'Alice');
   const sid = await createChannel(s, alice, 'drafty', []);
   const invited = `${marker()}@example.com`;
@@ -122,7 +110,7 @@ t.test('invitation addresses, email change requests, drafts and scheduled messag
   const invites = (await s.api('GET', '/invites', s.owner)).body.invites as any[];
   const revoked = invites.find((i) => i.email === invited);
   t.equal((await s.api('DELETE', `/invites/${revoked.id}`, s.owner)).status, 200);
-  t.notOk(await hasKey(s, `invite:${revoked.id}`), 'the invitation key is destroyed on revocation');
+  t.notOk(await hasDataKey(s, `invite:${revoked.id}`), 'the invitation key is destroyed on revocation');
   const audit = await s.api('GET', '/audit/events', s.owner, { limit: 1000 });
   const sent = audit.body.events.find((e: any) => e.type === 'InvitationSent' && e.data.invite_id === revoked.id);
   t.equal(sent.data.email, '(shredded)', 'the audit shows there was an address, not the address');
@@ -131,7 +119,7 @@ t.test('invitation addresses, email change requests, drafts and scheduled messag
   const later = await s.api('POST', '/scheduled_messages', alice, { type: 'stream', to: sid, topic: 't', content: delivered, scheduled_delivery_timestamp: when });
   const { deliverScheduledMessage } = await import('../../src/services/scheduled-messages.js');
   t.equal(await deliverScheduledMessage(s.platform, later.body.scheduled_message_id, new Date((when + 1) * 1000)), 'delivered');
-  t.notOk(await hasKey(s, `scheduled-message:${later.body.scheduled_message_id}`), 'the scheduled copy\'s key is destroyed on delivery');
+  t.notOk(await hasDataKey(s, `scheduled-message:${later.body.scheduled_message_id}`), 'the scheduled copy\'s key is destroyed on delivery');
   t.same((await whereFound(s, dataDir, [delivered]))[delivered], ['table messages'], 'only the message holds the text now');
 
   const before = await checksums(s);

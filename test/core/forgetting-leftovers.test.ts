@@ -1,30 +1,18 @@
-import t, { type Test } from 'tap';
-import { randomUUID } from 'node:crypto';
+import t from 'tap';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, Role, type TestServer } from '../helpers/server.js';
-import { filesContaining } from '../helpers/marker-search.js';
+import { serverWithDataDir, hasDataKey } from '../helpers/forgetting-server.js';
+import { Role } from '../helpers/server.js';
+import { filesContaining, uniqueMarker } from '../helpers/marker-search.js';
 import { PNG, sendFiles } from '../helpers/upload.js';
 import { avatarPathId } from '../../src/services/avatars.js';
 import { uploadKeyId } from '../../src/services/upload-crypto.js';
 import { writeZuliprc } from '../../src/services/bootstrap.js';
 
-const marker = () => `marker${randomUUID().replace(/-/g, '')}`;
-
-async function server(t: Test) {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'forget-rest-'));
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const s = await startTestServer(t, { dataDir, forgettingIntervalSeconds: 0 });
-  return { s, dataDir };
-}
-
-const hasKey = async (s: TestServer, keyId: string) =>
-  (await s.platform.db.selectFrom('data_keys').select('key_id').where('key_id', '=', keyId).executeTakeFirst()) !== undefined;
+const marker = uniqueMarker;
 
 t.test('an erased account cannot be renamed, reactivated or given new personal data', async (t) => {
-  const { s } = await server(t);
+  const { s } = await serverWithDataDir(t);
   const alice = await s.user(Role.MEMBER, 'Alice');
   const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
   const field = (await s.api('POST', '/realm/profile_fields', s.owner, { name: 'Team', field_type: 1 })).body.id as number;
@@ -44,7 +32,7 @@ t.test('an erased account cannot be renamed, reactivated or given new personal d
 });
 
 t.test('avatar images are sealed at rest and destroyed with the person', async (t) => {
-  const { s, dataDir } = await server(t);
+  const { s, dataDir } = await serverWithDataDir(t);
   const alice = await s.user(Role.MEMBER, 'Alice');
   const text = marker();
   // A PNG with the marker after its end: still an image, and its bytes are searchable.
@@ -53,21 +41,21 @@ t.test('avatar images are sealed at rest and destroyed with the person', async (
   t.equal(up.status, 200, JSON.stringify(up.body));
   const pathId = avatarPathId(1, alice.id, 2);
   t.same(filesContaining(path.join(dataDir, 'uploads'), text), [], 'the image is encrypted at rest');
-  t.ok(await hasKey(s, uploadKeyId(pathId)), 'under a key of its own');
+  t.ok(await hasDataKey(s, uploadKeyId(pathId)), 'under a key of its own');
   const served = await s.fastify.inject({ method: 'GET', url: up.body.avatar_url });
   t.equal(served.statusCode, 200);
   t.ok(served.rawPayload.equals(image), 'and decrypted when served');
 
   const erased = await s.api('POST', `/users/${alice.id}/erase`, s.owner, {});
   t.equal(erased.status, 200);
-  t.notOk(await hasKey(s, uploadKeyId(pathId)), 'its key is destroyed');
+  t.notOk(await hasDataKey(s, uploadKeyId(pathId)), 'its key is destroyed');
   t.notOk(existsSync(path.join(dataDir, 'uploads', pathId)), 'its bytes are removed');
   const audit = await s.api('GET', '/audit/events', s.owner, { user_id: alice.id });
   t.ok(audit.body.events.at(-1).data.upload_key_ids.includes(uploadKeyId(pathId)), 'UserErased names the avatar key, so every reader evicts it');
 });
 
 t.test('erasure removes the zuliprc files that hold the person\'s address and API key', async (t) => {
-  const { s, dataDir } = await server(t);
+  const { s, dataDir } = await serverWithDataDir(t);
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
   const theirs = writeZuliprc(dataDir, `zuliprc-${alice.email}`, alice.email, 'secretkey', 'http://localhost');

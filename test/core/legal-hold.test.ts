@@ -1,10 +1,9 @@
 import t from 'tap';
-import { randomUUID } from 'node:crypto';
 import { startTestServer, Role } from '../helpers/server.js';
 import { createChannel, sendDm, sendStream } from '../helpers/channels-fixture.js';
-import { tablesContaining } from '../helpers/marker-search.js';
+import { tablesContaining, uniqueMarker } from '../helpers/marker-search.js';
 
-const marker = () => `MARKER${randomUUID().replace(/-/g, '')}`;
+const marker = uniqueMarker;
 const DAY_MS = 86_400_000;
 
 t.test('legal hold: owners only; while a channel or a person is held nothing of theirs is shredded; the hold is an event', async (t) => {

@@ -1,13 +1,12 @@
 import t from 'tap';
-import { randomUUID } from 'node:crypto';
 import { startTestServer, Role } from '../helpers/server.js';
 import { createChannel, sendDm, sendStream } from '../helpers/channels-fixture.js';
-import { tablesContaining } from '../helpers/marker-search.js';
+import { tablesContaining, uniqueMarker } from '../helpers/marker-search.js';
 import { verifyChain } from '../../src/eventstore/verify.js';
 import { expiredMessageIds } from '../../src/services/retention.js';
 import { getDefaultRealm } from '../../src/read/realm.js';
 
-const marker = () => `MARKER${randomUUID().replace(/-/g, '')}`;
+const marker = uniqueMarker;
 const DAY_MS = 86_400_000;
 
 t.test('retention: channel overrides, realm default, unlimited; the job shreds, catches up, and reports in /metrics', async (t) => {

@@ -1,8 +1,7 @@
 import t from 'tap';
-import { randomUUID } from 'node:crypto';
 import { startTestServer, Role } from '../helpers/server.js';
 import { createChannel, sendStream } from '../helpers/channels-fixture.js';
-import { tablesContaining } from '../helpers/marker-search.js';
+import { tablesContaining, uniqueMarker } from '../helpers/marker-search.js';
 import { verifyChain } from '../../src/eventstore/verify.js';
 import { tableChecksums } from '../../src/read/checksums.js';
 import { allProjections } from '../../projections/index.js';
@@ -10,7 +9,7 @@ import { shredDueDeletions, shredMessages, systemMeta } from '../../src/services
 import { getDefaultRealm } from '../../src/read/realm.js';
 import { SHREDDED } from '../../src/eventstore/crypto/index.js';
 
-const marker = () => `MARKER${randomUUID().replace(/-/g, '')}`;
+const marker = uniqueMarker;
 
 t.test('content and topic are stored sealed; readers see them; the hash chain covers the ciphertext', async (t) => {
   const s = await startTestServer(t);

@@ -1,15 +1,13 @@
 // Log-signing leftovers (issue 24 item 10): sign-log signs what a stop left unsigned, signing failures are
 // logged once and counted, and a PostgreSQL server without a key says so at start.
 import t, { type Test } from 'tap';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
 import { testConfig } from '../helpers/config.js';
+import { signedPlatform, appendThings } from '../helpers/signed-platform.js';
 import { testMetadata } from '../helpers/platform.js';
-import { generateLogKeyCommand, readPublicKeys, signLogCommand } from '../../src/cli/commands.js';
-import { createPlatform, type Platform } from '../../src/platform.js';
+import { signLogCommand } from '../../src/cli/commands.js';
+import type { Platform } from '../../src/platform.js';
 import { buildServer } from '../../src/build-server.js';
 import { allProjections } from '../../projections/index.js';
 import { verifyChain } from '../../src/eventstore/verify.js';
@@ -19,18 +17,12 @@ import { signUnsignedRanges } from '../../src/eventstore/sign-unsigned.js';
 
 const quiet = () => undefined;
 
-async function signedPlatform(t: Test) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sign-log-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const key = generateLogKeyCommand(quiet, path.join(dir, 'keys'));
-  const config = await testConfig({ logSigningKey: readFileSync(key.privateFile, 'utf8') });
-  const p = await createPlatform(config, { projections: [], inMemory: !config.databaseUrl, startWorkers: false });
-  t.teardown(() => p.close());
-  const [publicKey] = readPublicKeys([key.publicFile]);
+async function signedPlatformWithSignLog(t: Test) {
+  const { p, config, publicKeys } = await signedPlatform(t);
   const signingKey = parseSigningKey(config.logSigningKey!);
   // What sign-log does once it has opened the database (the command opens its own, from the configuration).
   const signLog = async (options: { tail: boolean }) => signUnsignedRanges(p.db, signingKey, await readLogId(p.db), options);
-  return { p, config, publicKeys: [publicKey!], signLog };
+  return { p, config, publicKeys, signLog };
 }
 
 /**
@@ -39,7 +31,7 @@ async function signedPlatform(t: Test) {
  */
 async function append(p: Platform, batches = 1, size = 2): Promise<void> {
   for (let b = 0; b < batches; b++) {
-    await p.store.append([{ streamId: `thing-${b}`, expectedVersion: undefined, events: Array.from({ length: size }, (_, n) => ({ type: 'ThingHappened', data: { n } })) }], testMetadata());
+    await appendThings(p, b, size);
     await p.store.signer?.flush();
   }
 }
@@ -53,7 +45,7 @@ async function appendUnsigned(p: Platform, batches = 1): Promise<void> {
 }
 
 t.test('sign-log signs a batch a stop left unsigned, and only once', async (t) => {
-  const { p, publicKeys, signLog } = await signedPlatform(t);
+  const { p, publicKeys, signLog } = await signedPlatformWithSignLog(t);
   await append(p, 2);
   await appendUnsigned(p);
   await append(p, 1);
@@ -79,7 +71,7 @@ t.test('sign-log signs a batch a stop left unsigned, and only once', async (t) =
 });
 
 t.test('sign-log refuses a broken chain and needs the key', async (t) => {
-  const { p, config, signLog } = await signedPlatform(t);
+  const { p, config, signLog } = await signedPlatformWithSignLog(t);
   await appendUnsigned(p, 2);
   await sql`ALTER TABLE events DISABLE TRIGGER USER`.execute(p.db).catch(() => undefined);
   await sql`UPDATE events SET data = '{"n":99}'::jsonb WHERE position = 2`.execute(p.db).catch(() => undefined);
@@ -91,7 +83,7 @@ t.test('sign-log refuses a broken chain and needs the key', async (t) => {
 });
 
 t.test('a failing signature write is reported once per distinct error, counted, and retried', async (t) => {
-  const { p } = await signedPlatform(t);
+  const { p } = await signedPlatformWithSignLog(t);
   const signer = p.store.signer!;
   const reports: string[] = [];
   signer.onFailure = (error) => reports.push((error as Error).message);
@@ -109,7 +101,7 @@ t.test('a failing signature write is reported once per distinct error, counted, 
 });
 
 t.test('/metrics counts signing failures', async (t) => {
-  const { config } = await signedPlatform(t);
+  const { config } = await signedPlatformWithSignLog(t);
   const server = await buildServer(config, { projections: allProjections, inMemory: !config.databaseUrl });
   t.teardown(() => server.close());
   await sql`ALTER TABLE log_signatures ADD CONSTRAINT refuse_all CHECK (position < 0) NOT VALID`.execute(server.platform.db);

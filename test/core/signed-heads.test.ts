@@ -3,31 +3,19 @@ import { mkdtempSync, rmSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { testConfig } from '../helpers/config.js';
+import { signedPlatform, appendThings } from '../helpers/signed-platform.js';
 import { testMetadata } from '../helpers/platform.js';
 import { appendRaw } from '../helpers/raw-append.js';
 import { generateLogKeyCommand, readPublicKeys } from '../../src/cli/commands.js';
-import { createPlatform, type Platform } from '../../src/platform.js';
+import type { Platform } from '../../src/platform.js';
 import { parseKeptHeads, verifyChain } from '../../src/eventstore/verify.js';
 
 const quiet = () => undefined;
 
-/** A fresh log whose store signs with a new key, the key's files and its public key. */
-async function signedPlatform(t: Test) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'signed-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const key = generateLogKeyCommand(quiet, path.join(dir, 'keys'));
-  const config = await testConfig({ logSigningKey: readFileSync(key.privateFile, 'utf8') });
-  const p = await createPlatform(config, { projections: [], inMemory: !config.databaseUrl, startWorkers: false });
-  t.teardown(() => p.close());
-  const [publicKey] = readPublicKeys([key.publicFile]);
-  return { p, dir, key, publicKeys: [publicKey!] };
-}
-
 /** `batches` committed batches of `size` events each, signed before this resolves. */
 async function append(p: Platform, batches = 3, size = 2): Promise<void> {
   for (let b = 0; b < batches; b++) {
-    await p.store.append([{ streamId: `thing-${b}`, expectedVersion: undefined, events: Array.from({ length: size }, (_, n) => ({ type: 'ThingHappened', data: { n } })) }], testMetadata());
+    await appendThings(p, b, size);
   }
   await p.store.signer!.flush();
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createWriteStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,4 +81,9 @@ export async function exportContains(db: Db, markers: readonly string[]): Promis
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A string no test data contains by chance, to search for after forgetting. */
+export function uniqueMarker(): string {
+  return `marker${randomUUID().replace(/-/g, '')}`;
 }
