@@ -78,6 +78,8 @@ export class DateMembers {
   }
 
   private add(value: number, label: MemberLabel | undefined): void {
+    // A fourth number can never be read, so there is no need to read on.
+    if (this.values.length === 3) throw new Unreadable('more than three date numbers');
     if (label === 'year' && this.yearAt !== undefined) throw new Unreadable('a second year');
     if (label === 'month' && this.monthAt !== undefined) throw new Unreadable('a second month');
     this.values.push(value);

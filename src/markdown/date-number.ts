@@ -10,6 +10,7 @@ export class DateNumber {
 
   /** The number a token stands for, or undefined when the token is not a number. */
   static of(token: string): DateNumber | undefined {
+    if (!(token[0]! >= '0' && token[0]! <= '9')) return undefined;
     const match = /^(\d+)(?:\.(\d*))?$/.exec(token);
     return match ? new DateNumber(Number(match[1]), match[2] ?? '') : undefined;
   }

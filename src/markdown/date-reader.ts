@@ -44,6 +44,7 @@ const passedOver = new Set([' ', '.', ',', ';', '-', '/', "'", 'at', 'on', 'and'
 
 const lookUp = (table: Map<string, number>, token: string | undefined): number | undefined =>
   token === undefined ? undefined : table.get(token.toLowerCase());
+const isTimeUnit = (token: string | undefined): boolean => lookUp(timeUnits, token) !== undefined;
 const isPassedOver = (token: string | undefined): boolean => token !== undefined && passedOver.has(token.toLowerCase());
 const isUtcName = (token: string): boolean => /^(?:utc|gmt|z)$/i.test(token);
 
@@ -86,14 +87,15 @@ class TokenReader {
     const { tokens, fields } = this;
     for (let i = 0; i < tokens.length; i++) {
       const token = tokens[i]!;
+      // Spaces are passed over whatever comes before them.
+      if (token === ' ') continue;
       const number = DateNumber.of(token);
-      const month = lookUp(months, token);
-      const meridiem = lookUp(meridiems, token);
+      let named: number | undefined;
       if (number !== undefined) i = this.readNumber(i, number);
       else if (isNotFinite(token)) throw new Unreadable('not a finite number');
-      else if (lookUp(weekdays, token) !== undefined) fields.weekday = lookUp(weekdays, token);
-      else if (month !== undefined) i = this.readMonthName(i, month);
-      else if (meridiem !== undefined) this.applyMeridiem(meridiem === 1);
+      else if ((named = lookUp(weekdays, token)) !== undefined) fields.weekday = named;
+      else if ((named = lookUp(months, token)) !== undefined) i = this.readMonthName(i, named);
+      else if ((named = lookUp(meridiems, token)) !== undefined) this.applyMeridiem(named === 1);
       else if (this.couldBeZoneName(token)) this.readZoneName(i);
       else if (fields.hour !== undefined && (token === '+' || token === '-')) i = this.readOffset(i);
       else if (!isPassedOver(token)) throw new Unreadable(`unknown word: ${token}`);
@@ -194,12 +196,11 @@ class TokenReader {
   /** Where the unit word of the number at `i` is: just after it (a space between allowed), or just before. */
   private timeUnitFor(i: number): number | undefined {
     const { tokens } = this;
-    const isUnit = (at: number): boolean => lookUp(timeUnits, tokens[at]) !== undefined;
-    if (isUnit(i + 1)) return i + 1;
-    if (tokens[i + 1] === ' ' && isUnit(i + 2)) return i + 2;
-    if (i > 0 && isUnit(i - 1)) return i - 1;
+    if (isTimeUnit(tokens[i + 1])) return i + 1;
+    if (tokens[i + 1] === ' ' && isTimeUnit(tokens[i + 2])) return i + 2;
+    if (i > 0 && isTimeUnit(tokens[i - 1])) return i - 1;
     // Looking back over a space only from the last token.
-    if (i > 1 && i === tokens.length - 1 && tokens[i - 1] === ' ' && isUnit(i - 2)) return i - 2;
+    if (i > 1 && i === tokens.length - 1 && tokens[i - 1] === ' ' && isTimeUnit(tokens[i - 2])) return i - 2;
     return undefined;
   }
 
