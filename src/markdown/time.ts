@@ -37,7 +37,7 @@ function zoneSeconds(reading: DateReading): number {
  * default is today at midnight: "5 Dec" is this year's, "10:30" today's); a day past the month's end is the
  * month's last day. A weekday without a day moves to the next such day (today included).
  */
-function momentOf(reading: DateReading, now: Date): Date | undefined {
+function momentOf(reading: DateReading, now: Date): GlobalTime | undefined {
   const year = reading.year ?? now.getUTCFullYear();
   const month = reading.month ?? now.getUTCMonth() + 1;
   if (month < 1 || month > 12) return undefined;
@@ -57,11 +57,49 @@ function momentOf(reading: DateReading, now: Date): Date | undefined {
   const offset = zoneSeconds(reading);
   // The server cannot convert a zone a day or more away from UTC.
   if (Math.abs(offset) >= 86_400) return undefined;
-  return new Date(date.getTime() - offset * 1000);
+  return { date: new Date(date.getTime() - offset * 1000), microsecond };
 }
 
 // What Python's float() reads (the real server's fallback to UNIX seconds), finite values only.
 const pythonFloat = /^[+-]?(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(?:[eE][+-]?\d(?:_?\d)*)?$/;
+
+/** A moment to the microsecond: `date` holds it to the millisecond, `microsecond` is its microsecond of the second. */
+interface GlobalTime {
+  date: Date;
+  microsecond: number;
+}
+
+/** Python rounds halves to even (its `round` and the datetime module's float conversions). */
+function roundHalfEven(value: number): number {
+  const rounded = Math.round(value);
+  return Math.abs(value % 1) === 0.5 && rounded % 2 !== 0 ? rounded - 1 : rounded;
+}
+
+/** UNIX seconds as Python's datetime.fromtimestamp reads a float: whole seconds, then microseconds rounded half to even. */
+function fromUnixSeconds(seconds: number): GlobalTime {
+  let whole = Math.trunc(seconds);
+  let microsecond = roundHalfEven((seconds - whole) * 1e6);
+  if (microsecond >= 1e6) {
+    microsecond -= 1e6;
+    whole += 1;
+  } else if (microsecond < 0) {
+    microsecond += 1e6;
+    whole -= 1;
+  }
+  return { date: new Date(whole * 1000 + Math.floor(microsecond / 1000)), microsecond };
+}
+
+function readGlobalTime(input: string, now: Date): GlobalTime | undefined {
+  const reading = readDate(input, now.getUTCFullYear());
+  let moment = reading && momentOf(reading, now);
+  // What the date parser refuses, the real server reads as UNIX seconds if it can.
+  const seconds = asciiDigits(trimDateSpace(input));
+  if (moment === undefined && pythonFloat.test(seconds)) moment = fromUnixSeconds(Number(seconds.replaceAll('_', '')));
+  if (moment === undefined || Number.isNaN(moment.date.getTime())) return undefined;
+  const year = moment.date.getUTCFullYear();
+  if (year < 1 || year > latestYear) return undefined;
+  return moment;
+}
 
 /**
  * Parses `<time:…>` bodies as the real server does: its date parser first (ISO 8601, English dates like "Jun
@@ -69,21 +107,20 @@ const pythonFloat = /^[+-]?(?:\d(?:_?\d)*(?:\.(?:\d(?:_?\d)*)?)?|\.\d(?:_?\d)*)(
  * seconds.
  */
 export function parseGlobalTime(input: string, now: Date = new Date()): Date | undefined {
-  const reading = readDate(input, now.getUTCFullYear());
-  let date = reading && momentOf(reading, now);
-  // What the date parser refuses, the real server reads as UNIX seconds if it can.
-  const seconds = asciiDigits(trimDateSpace(input));
-  if (date === undefined && pythonFloat.test(seconds)) date = new Date(Number(seconds.replaceAll('_', '')) * 1000);
-  if (date === undefined || Number.isNaN(date.getTime())) return undefined;
-  const year = date.getUTCFullYear();
-  if (year < 1 || year > latestYear) return undefined;
-  return date;
+  return readGlobalTime(input, now)?.date;
+}
+
+/** The `datetime` the real server writes for a body (Python's isoformat in UTC: microseconds only when there are some), or undefined for an invalid time. */
+export function globalTimeAttribute(input: string, now: Date = new Date()): string | undefined {
+  const moment = readGlobalTime(input, now);
+  if (!moment) return undefined;
+  const fraction = moment.microsecond === 0 ? '' : `.${String(moment.microsecond).padStart(6, '0')}`;
+  return `${moment.date.toISOString().slice(0, -'.000Z'.length)}${fraction}Z`;
 }
 
 export function renderGlobalTime(atom: string, now?: Date): MdNode[] {
   const body = atom.slice('<time:'.length, -1);
-  const date = parseGlobalTime(body, now);
-  if (!date) return [element('span', { className: ['timestamp-error'] }, [text(`Invalid time format: ${body}`)])];
-  const datetime = date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const datetime = globalTimeAttribute(body, now);
+  if (!datetime) return [element('span', { className: ['timestamp-error'] }, [text(`Invalid time format: ${body}`)])];
   return [element('time', { dateTime: datetime }, [text(body)])];
 }
