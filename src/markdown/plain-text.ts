@@ -5,11 +5,12 @@
 // undefined and takes the full renderer.
 //
 // Why each rule is enough:
-// - Characters: ASCII letters, digits, space and `,.?!'"-/%+=`. Every inline construct (emphasis, strikethrough,
-//   code, links, images, autolinks, HTML, entities, escapes, mentions, channel links, times, math, tables, emoji
-//   names, emoticons) needs a character outside that set, and none of them needs an HTML escape.
-// - A `.` followed by a letter, digit or `-` could make a domain ("example.com"): refused. Protocol URLs need
-//   `:` and addresses `@`, both outside the set.
+// - Characters: letters of any script (Unicode L, which holds no emoji), ASCII digits, space and `,.?!'"-/%+=`.
+//   Every inline construct (emphasis, strikethrough, code, links, images, autolinks, HTML, entities, escapes,
+//   mentions, channel links, times, math, tables, emoji names, emoticons, emoji characters) needs a character
+//   outside that set, and none of them needs an HTML escape.
+// - A `.` followed by a letter, digit or `-` could make a domain ("example.com", "日本.中国"): refused. Protocol
+//   URLs need `:` and addresses `@`, both outside the set.
 // - A line starts with a letter or digit, and one starting with digits has no `.` right after them: no list,
 //   quote, heading, fence, thematic break, setext underline or indented code can start, and a line of spaces
 //   (a blank line to Markdown, not to this code) cannot occur.
@@ -31,20 +32,36 @@ const allowed = new Uint8Array(128);
 for (let c = 0; c < 128; c++) if (isDigit(c) || isLetter(c)) allowed[c] = 1;
 for (const c of ` ,.?!'"-/%+=`) allowed[c.charCodeAt(0)] = 1;
 
+const otherLetter = /\p{L}/u;
+
+/** The length in code units (1 or 2) of the letter at `i`, any script's, or 0 when there is none. */
+function letterAt(content: string, i: number): number {
+  if (i >= content.length) return 0;
+  const c = content.charCodeAt(i);
+  if (c < 128) return isLetter(c) ? 1 : 0;
+  const point = content.codePointAt(i)!;
+  return otherLetter.test(String.fromCodePoint(point)) ? (point > 0xffff ? 2 : 1) : 0;
+}
+
+const startsWord = (content: string, i: number): boolean => letterAt(content, i) > 0 || isDigit(content.charCodeAt(i));
+
 /** Whether the line [start, end) keeps to the rules above (it is not empty). */
 function isPlainLine(content: string, start: number, end: number): boolean {
-  const first = content.charCodeAt(start);
-  if (!isLetter(first) && !isDigit(first)) return false;
+  if (!startsWord(content, start)) return false;
   let i = start;
   while (i < end && isDigit(content.charCodeAt(i))) i++;
   if (i > start && content.charCodeAt(i) === DOT) return false;
-  for (; i < end; i++) {
+  while (i < end) {
     const c = content.charCodeAt(i);
-    if (c >= 128 || allowed[c] === 0) return false;
-    if (c === DOT) {
-      const next = content.charCodeAt(i + 1);
-      if (isLetter(next) || isDigit(next) || next === HYPHEN) return false;
+    if (c >= 128) {
+      const length = letterAt(content, i);
+      if (length === 0) return false;
+      i += length;
+      continue;
     }
+    if (allowed[c] === 0) return false;
+    if (c === DOT && (startsWord(content, i + 1) || content.charCodeAt(i + 1) === HYPHEN)) return false;
+    i++;
   }
   return true;
 }
@@ -72,8 +89,7 @@ function plainParagraphs(content: string): string[][] | undefined {
 /** The HTML the full renderer gives `content`, when it is plain text; otherwise undefined. */
 export function renderPlainText(content: string, ctx: RenderContext): string | undefined {
   // Most messages that are not plain show it at once (a mention, a list marker...): checked before any allocation.
-  const first = content.charCodeAt(0);
-  if (!isLetter(first) && !isDigit(first)) return undefined;
+  if (!startsWord(content, 0)) return undefined;
   const paragraphs = plainParagraphs(content);
   if (!paragraphs) return undefined;
   if (ctx.linkifiers.length > 0) {

@@ -14,14 +14,14 @@ import { testContext } from './fixtures.js';
 // Messages are words with punctuation, joined mostly by single spaces, sometimes by line breaks or blank lines.
 const words = [
   'a', 'word', 'Hello', 'ok', 'x', 'I', '7', '42', '2024', 'it\'s', 'a-b', 'x/y', '50%', '1+1=2', 'wait...', 'really?!',
-  'yes,', 'done.', 'com', 'http', 'www', 'ZUL', 'me', 'me12',
+  'yes,', 'done.', 'com', 'http', 'www', 'ZUL', 'me', 'me12', 'café', 'naïve', '日本語', 'Привет', 'ǅ', '\u{1D400}x',
 ];
 // Accepted inside a line, not at its start (or, for "e.g.", not at all).
 const punctuation = ['-', '--', '.', "'", '"', '=', '"quoted"', '+', '%', 'e.g.'];
 const separators = [' ', ' ', ' ', ' ', ' ', ' ', '  ', '\n', '\n\n', '\n\n\n'];
 const nearMisses = [
   'example.com', 'a.b', 'x.-y', '.5', '1.', '1. ', '12) ', '- ', '+ ', '* ', '= ', '===', '---', '> ', '#', '#12', ' #12', 'ZUL-12',
-  ' ZUL-7', ':)', ' :)', ' :D', ' (:', ' <3', ';)', ':', '\t', '\r\n', ' \n', '\n ', '    ', '\u00e9', '\u{1F600}', '@', '&', '<',
+  ' ZUL-7', ':)', ' :)', ' :D', ' (:', ' <3', ';)', ':', '\t', '\r\n', ' \n', '\n ', '    ', '\u00e9', '\u{1F600}', 'é.com', '日本.中国', 'x.рф', '.é', '\u00a0', '\u0301', '\u{1F1E9}\u{1F1EA}', '٣', '\ud800', '@', '&', '<',
   '>', '_', '*', '~', '`', '$$', '[', ']', '(', ')', '|', '\\', '/me ', 'https://a.b', 'x@y.com', ' ', '\n',
 ];
 
@@ -70,10 +70,11 @@ for (const [name, ctx] of Object.entries(contexts)) {
 t.test('the fast path answers for plain text and leaves the rest to the parser', (t) => {
   const ctx = testContext();
   t.equal(renderPlainText('Hello there, see you at 5 pm!', ctx), '<p>Hello there, see you at 5 pm!</p>');
+  t.equal(renderPlainText('Привет, café 日本語!', ctx), '<p>Привет, café 日本語!</p>');
   t.equal(renderPlainText('a\nb\n\n\nc', ctx), '<p>a<br>\nb</p>\n<p>c</p>');
   t.equal(renderPlainText('spaces kept  \nat line ends ', ctx), '<p>spaces kept  <br>\nat line ends </p>');
   t.equal(renderPlainText('a\n'.repeat(5_000), ctx), `<p>${Array(5_000).fill('a').join('<br>\n')}</p>`);
-  for (const notPlain of ['see example.com', '1. first', '2024. Then', 'ZUL-12 is fixed', 'ok :)', 'a\n- b', 'a\n    b', '', '\nlate start']) {
+  for (const notPlain of ['see example.com', '1. first', '2024. Then', 'ZUL-12 is fixed', 'ok :)', 'see 日本.中国', 'ok \u{1F600}', 'a\n- b', 'a\n    b', '', '\nlate start']) {
     t.equal(renderPlainText(notPlain, ctx), undefined, JSON.stringify(notPlain));
   }
   t.end();
