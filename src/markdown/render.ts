@@ -79,9 +79,14 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
 
 /** renderMarkdown, also saying where the code blocks to highlight are. */
 export function renderMarkdownWithCodeBlocks(content: string, ctx: RenderContext): RenderOutput {
+  return renderIfPlain(content, ctx) ?? renderParsed(content, ctx);
+}
+
+/** The render of plain text without parsing (plain-text.ts), or undefined when the content needs the parser. */
+export function renderIfPlain(content: string, ctx: RenderContext): RenderOutput | undefined {
   const plain = renderPlainText(content, ctx);
-  if (plain !== undefined) return { result: resultOf(plain, content, newRenderState(ctx, newRenderBudget(content))), codeBlocks: [] };
-  return renderParsed(content, ctx);
+  if (plain === undefined) return undefined;
+  return { result: resultOf(plain, content, newRenderState(ctx, newRenderBudget(content))), codeBlocks: [] };
 }
 
 /** The full pipeline, whatever the content (plain-text.ts's fast path is checked against it). */

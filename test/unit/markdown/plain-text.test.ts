@@ -6,7 +6,9 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import t from 'tap';
 import { renderPlainText } from '../../../src/markdown/plain-text.js';
-import { renderMarkdown } from '../../../src/markdown/index.js';
+import { emptySnapshot } from '../../../src/markdown/context-snapshot.js';
+import { renderMarkdown, renderMarkdownAsync } from '../../../src/markdown/index.js';
+import { INLINE_MAX_CHARS } from '../../../src/markdown/render-pool.js';
 import { renderParsed } from '../../../src/markdown/render.js';
 import type { RenderContext } from '../../../src/markdown/index.js';
 import { testContext } from './fixtures.js';
@@ -78,4 +80,14 @@ t.test('the fast path answers for plain text and leaves the rest to the parser',
     t.equal(renderPlainText(notPlain, ctx), undefined, JSON.stringify(notPlain));
   }
   t.end();
+});
+
+t.test('large plain text renders inline, not in the render pool', async (t) => {
+  // The context and its snapshot disagree on purpose: a linkifier only the snapshot has shows which one rendered
+  // (a worker renders from the snapshot).
+  const linkifier = { id: 9, pattern: 'me(?P<n>[0-9]+)', urlTemplate: 'https://e.example/{n}' };
+  const ctx = testContext({ linkifiers: [], snapshot: { ...emptySnapshot('http://zulip.testserver'), linkifiers: [linkifier] } });
+  const content = `${'plain words '.repeat(100)}me12`;
+  t.ok(content.length >= INLINE_MAX_CHARS);
+  t.same(await renderMarkdownAsync(content, ctx), renderParsed(content, ctx).result);
 });
