@@ -11,7 +11,7 @@ import type { RenderContextSnapshot } from './context-snapshot.js';
 import { MarkdownRenderingError } from './limits.js';
 import { highlightCodeBlocks } from './code-highlight.js';
 import { pygmentsClient } from './pygments-client.js';
-import { renderMarkdownWithCodeBlocks, type RenderOutput } from './render.js';
+import { renderIfPlain, renderMarkdownWithCodeBlocks, type RenderOutput } from './render.js';
 import { CONTEXTS_PER_WORKER, type RenderReply, type RenderRequest } from './render-protocol.js';
 import { RecentKeys } from './recent-keys.js';
 import type { RenderContext, RenderResult } from './types.js';
@@ -170,6 +170,9 @@ export async function renderMarkdownAsync(content: string, ctx: RenderContext): 
 function renderOffLoop(content: string, ctx: RenderContext): RenderOutput | Promise<RenderOutput> {
   // A context without a snapshot (built by hand, in tests) cannot cross to a worker.
   if (content.length < INLINE_MAX_CHARS || !ctx.snapshot) return renderMarkdownWithCodeBlocks(content, ctx);
+  // Plain text of any length renders in linear time without parsing, far faster than a worker round trip.
+  const plain = renderIfPlain(content, ctx);
+  if (plain) return plain;
   // The pool starts with the first large message, not at boot: spawning and warming workers while a
   // server starts took CPU from its first requests.
   pool ??= new RenderPool();

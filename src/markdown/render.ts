@@ -15,6 +15,7 @@ import { rehypeZulipLayout } from './layout.js';
 import { addImagePreviews, finishLinks } from './previews.js';
 import { MarkdownRenderingError, MAX_TREE_DEPTH, newRenderBudget, spend, treeDepth } from './limits.js';
 import { escapeTextLikeZulip } from './serialize.js';
+import { renderPlainText } from './plain-text.js';
 import { newRenderState, type RenderState } from './state.js';
 import type { MdNode } from './tree.js';
 import { rehypeSanitizeKeepingTrusted, trustedFragmentHandlers, zulipHtmlOptions } from './trusted-html.js';
@@ -78,6 +79,18 @@ export function renderMarkdown(content: string, ctx: RenderContext): RenderResul
 
 /** renderMarkdown, also saying where the code blocks to highlight are. */
 export function renderMarkdownWithCodeBlocks(content: string, ctx: RenderContext): RenderOutput {
+  return renderIfPlain(content, ctx) ?? renderParsed(content, ctx);
+}
+
+/** The render of plain text without parsing (plain-text.ts), or undefined when the content needs the parser. */
+export function renderIfPlain(content: string, ctx: RenderContext): RenderOutput | undefined {
+  const plain = renderPlainText(content, ctx);
+  if (plain === undefined) return undefined;
+  return { result: resultOf(plain, content, newRenderState(ctx, newRenderBudget(content))), codeBlocks: [] };
+}
+
+/** The full pipeline, whatever the content (plain-text.ts's fast path is checked against it). */
+export function renderParsed(content: string, ctx: RenderContext): RenderOutput {
   const state = newRenderState(ctx, newRenderBudget(content));
   let placed: ReturnType<typeof placeCodeBlocks>;
   try {
@@ -87,8 +100,12 @@ export function renderMarkdownWithCodeBlocks(content: string, ctx: RenderContext
     // As on the real server, a renderer failure refuses the message instead of failing the request.
     throw error instanceof MarkdownRenderingError ? error : new MarkdownRenderingError(error);
   }
-  const result: RenderResult = {
-    html: placed.html,
+  return { result: resultOf(placed.html, content, state), codeBlocks: placed.sites };
+}
+
+function resultOf(html: string, content: string, state: RenderState): RenderResult {
+  return {
+    html,
     mentionedUserIds: [...state.mentionedUserIds],
     mentionedGroupIds: [...state.mentionedGroupIds],
     streamWildcard: state.streamWildcard,
@@ -99,5 +116,4 @@ export function renderMarkdownWithCodeBlocks(content: string, ctx: RenderContext
     isMeMessage: content.startsWith('/me '),
     linkedUploadPaths: [...state.uploadPaths],
   };
-  return { result, codeBlocks: placed.sites };
 }
