@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { runPrepared } from '../db/prepared.js';
 
 export interface ReactionRow {
   message_id: number;
@@ -91,11 +92,16 @@ function groupByMessage<R extends { message_id: number }>(rows: readonly R[]): M
  * viewer's flags, spans and moved-message rows, the channels' names, reactions and submessages.
  * Each part is its own subquery, run once over the whole id list (per-row subqueries cost more
  * than the round trips they save); the lists travel once, as array parameters.
+ *
+ * Prepared: parsing and planning its six lookups cost PostgreSQL three to four times what running
+ * them does (backend CPU per call, 100 ids: 1.1-1.6 ms unnamed, 0.25-0.35 ms prepared). Every part is an index lookup by key of the lists; the one
+ * way its generic plan goes wrong is a table planned while tiny (a sequential scan) that grows
+ * fast, until autovacuum's ANALYZE invalidates the plan, within a minute or so.
  */
 export async function messageExtras(db: Db, viewerId: number, rows: readonly ReceptionRow[]): Promise<MessageExtras> {
   const ids = rows.map((r) => r.id);
   const streamIds = [...new Set(rows.filter((r) => r.stream_id !== null).map((r) => r.stream_id!))];
-  const result = await sql<{
+  const result = await runPrepared(db, sql<{
     flags: Array<{ message_id: number; flags: number }> | null;
     spans: SpanRow[] | null;
     moved: MovedReceptionRow[] | null;
@@ -118,7 +124,7 @@ export async function messageExtras(db: Db, viewerId: number, rows: readonly Rec
     (SELECT json_agg(json_build_object('id', sm.id, 'message_id', sm.message_id, 'sender_id', sm.sender_id,
         'msg_type', sm.msg_type, 'content', sm.content) ORDER BY sm.id)
       FROM submessages sm WHERE sm.message_id = ANY(p.ids)) AS submessages
-  FROM p`.execute(db);
+  FROM p`);
   const parts = result.rows[0]!;
   const state = viewerMessageState(viewerId, rows, parts.flags ?? [], parts.spans ?? [], streamIds.length === 0 ? [] : parts.moved ?? []);
   return {

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.js';
+import { runPrepared } from '../db/prepared.js';
 import { ApiError } from '../domain/errors.js';
 import { FlagBit } from '../domain/messages/flags.js';
 import { Role } from '../domain/roles.js';
@@ -112,18 +113,21 @@ async function findStream(db: Db, viewer: Viewer, operand: unknown): Promise<{ s
     .select((eb) => eb.exists(eb.selectFrom('subscriptions as sub').select('sub.active')
       .where('sub.user_id', '=', viewer.user_id).whereRef('sub.stream_id', '=', 'streams.id').where('sub.active', '=', true)).as('viewer_subscribed'))
     .where('realm_id', '=', viewer.realm_id);
-  const split = (row: (StreamRow & { viewer_subscribed: SqlBool }) | undefined) => {
+  type Found = StreamRow & { viewer_subscribed: SqlBool };
+  const split = async (query: typeof q): Promise<{ stream: StreamRow; subscribed: boolean } | undefined> => {
+    // A lookup by key, prepared: every channel-narrowed read starts with it.
+    const row = (await runPrepared<Found>(db, query)).rows[0];
     if (!row) return undefined;
     const { viewer_subscribed: subscribed, ...stream } = row;
     return { stream, subscribed: subscribed === true };
   };
   if (typeof operand === 'number' || (typeof operand === 'string' && /^\d+$/.test(operand))) {
     if (!isDbInt(Number(operand))) return undefined;
-    const byId = await q.where('id', '=', Number(operand)).executeTakeFirst();
-    if (byId || typeof operand === 'number') return split(byId);
+    const byId = await split(q.where('id', '=', Number(operand)));
+    if (byId || typeof operand === 'number') return byId;
   }
   if (typeof operand !== 'string') return undefined;
-  return split(await q.where(sql`lower(name)`, '=', canonicalStreamName(operand).toLowerCase()).orderBy('deactivated').executeTakeFirst());
+  return split(q.where(sql`lower(name)`, '=', canonicalStreamName(operand).toLowerCase()).orderBy('deactivated').limit(1));
 }
 
 async function findUserId(db: Db, viewer: Viewer, realmHost: string, operand: unknown): Promise<number | undefined> {

@@ -116,18 +116,19 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
       const window = windowOf({ ...params, anchor: params.anchor === undefined ? undefined : String(params.anchor), narrow: narrowOf(params.narrow) });
       if (window.numBefore + window.numAfter > 5000) throw errors.badRequest('Too many messages requested (maximum 5000).');
       const [viewer, data] = await Promise.all([narrowViewer(ctx.db, user), realmRenderData(ctx, realm.id)]);
-      const found = await fetchMessages(ctx.db, viewer, realm, window);
+      const applyMarkdown = params.apply_markdown ?? true;
+      const found = await fetchMessages(ctx.db, viewer, realm, window, [applyMarkdown ? 'rendered_content' : 'content']);
       const messages = await formatMessages(ctx.db, viewer, found.rows, {
-        applyMarkdown: params.apply_markdown ?? true,
+        applyMarkdown,
         clientGravatar: params.client_avatarhost ?? params.client_gravatar ?? true,
         realm,
         linkifiers: data.context.linkifiers,
         userRows: (ids) => cachedUserRows(ctx.db, (tables) => ctx.tablesVersion(tables), ids),
       });
       if (found.searchTerms.length > 0) {
-        for (const m of messages) {
-          const row = found.rows.find((r) => r.id === m.id)!;
-          m.match_content = highlight(row.rendered_content, found.searchTerms);
+        for (const [i, m] of messages.entries()) {
+          const row = found.rows[i]!;
+          m.match_content = highlight(row.rendered_content ?? '', found.searchTerms);
           m.match_subject = highlight(row.topic, found.searchTerms, true);
         }
       }
