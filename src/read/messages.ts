@@ -1,14 +1,13 @@
 import { currentUnicodeEmojiName } from '../emoji/catalogue.js';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
-import { runPrepared } from '../db/prepared.js';
 import type { MessagesTable } from '../db/schema/messages.js';
 import { FlagBit, flagsOf } from '../domain/messages/flags.js';
 import { renderTopicLinks, type Linkifier } from '../markdown/index.js';
 import { apiEmail, avatarUrlFor, canSeeDeliveryEmail, type UserRow } from './users.js';
 import { realmHost, type RealmRow } from './realm.js';
 import { messageExtras, viewerMessageState } from './message-extras.js';
-import { buildNarrow, mutedSql, parseNarrow, receivedSql, unreadSql, type NarrowViewer } from './narrow.js';
+import { buildNarrow, mutedSql, parseNarrow, readThroughOf, receivedSql, unreadSql, withReadThrough, type NarrowViewer, type ReadingViewer } from './narrow.js';
 import type { Viewer } from '../visibility.js';
 
 export type MessageRow = Omit<Selectable<MessagesTable>, 'search_tsv'>;
@@ -43,10 +42,7 @@ export async function getMessageRows(db: Db, ids: number[]): Promise<MessageRow[
   return db.selectFrom('messages as m').select(MESSAGE_COLUMNS).where('m.id', 'in', ids).orderBy('m.id').execute();
 }
 
-export async function readThroughOf(db: Db, userId: number): Promise<number> {
-  const { rows } = await runPrepared(db, db.selectFrom('message_read_state').select('read_through').where('user_id', '=', userId));
-  return rows[0]?.read_through ?? 0;
-}
+export { readThroughOf };
 
 export async function narrowViewer(db: Db, user: UserRow): Promise<NarrowViewer> {
   return { user_id: user.id, role: user.role, realm_id: user.realm_id, readThrough: await readThroughOf(db, user.id) };
@@ -87,7 +83,7 @@ export async function userMessageState(db: Db, viewerId: number, rows: ReadonlyA
 /** Message objects as SPEC.md's Message table describes them, as `viewer` sees them. */
 export async function formatMessages(
   db: Db,
-  viewer: Viewer & { readThrough: number },
+  viewer: Viewer,
   rows: readonly FormatRow[],
   options: MessageFormatOptions,
 ): Promise<Array<Record<string, unknown>>> {
@@ -142,7 +138,7 @@ export async function formatMessages(
       userId: viewer.user_id,
       senderId: row.sender_id,
       messageId: row.id,
-      readThrough: viewer.readThrough,
+      readThrough: extras.readThrough,
       bits: extras.bits.get(row.id) ?? 0,
       received: extras.received.has(row.id),
       streamWildcard: row.stream_wildcard,
@@ -248,14 +244,14 @@ export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
  * GET /messages: the window of matching messages around the anchor, with the `contents` asked for
  * (and the rendered one for a search, whose hits are highlighted in it).
  */
-export async function fetchMessages(db: Db, viewer: NarrowViewer, realm: RealmRow, params: FetchParams, contents: readonly MessageContent[] = ['content', 'rendered_content']) {
+export async function fetchMessages(db: Db, viewer: ReadingViewer, realm: RealmRow, params: FetchParams, contents: readonly MessageContent[] = ['content', 'rendered_content']) {
   const narrow = await buildNarrow(db, viewer, realmHost(realm), parseNarrow(params.narrow));
   const where = sql.join(narrow.conditions, sql` AND `);
   let anchor: number;
   if (params.anchor === 'newest') anchor = LARGER_THAN_MAX_MESSAGE_ID;
   else if (params.anchor === 'oldest') anchor = 0;
   else if (params.anchor === 'first_unread') {
-    const first = await sql<{ id: number }>`SELECT m.id FROM messages m WHERE ${where} AND ${unreadSql(viewer)} ORDER BY m.id ASC LIMIT 1`.execute(db);
+    const first = await sql<{ id: number }>`SELECT m.id FROM messages m WHERE ${where} AND ${unreadSql(await withReadThrough(db, viewer))} ORDER BY m.id ASC LIMIT 1`.execute(db);
     anchor = first.rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
   } else anchor = Math.min(params.anchor, LARGER_THAN_MAX_MESSAGE_ID);
 

@@ -68,6 +68,20 @@ export interface NarrowViewer extends Viewer {
   readThrough: number;
 }
 
+/** A viewer whose read watermark may not have been read yet: only unread narrows need it. */
+export type ReadingViewer = Viewer & { readThrough?: number };
+
+export async function readThroughOf(db: Db, userId: number): Promise<number> {
+  const { rows } = await runPrepared(db, db.selectFrom('message_read_state').select('read_through').where('user_id', '=', userId));
+  return rows[0]?.read_through ?? 0;
+}
+
+/** The viewer with their read watermark, read now if it was not known. */
+export async function withReadThrough(db: Db, viewer: ReadingViewer): Promise<NarrowViewer> {
+  const { user_id, role, realm_id } = viewer;
+  return { user_id, role, realm_id, readThrough: viewer.readThrough ?? await readThroughOf(db, user_id) };
+}
+
 /**
  * The viewer received the message (subscription span, DM participant, or sender). For a channel
  * message moved between channels, a message_moved_receptions row overrides the span answer and
@@ -163,7 +177,7 @@ const dmKey = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b).join(',
  * term reads that channel (its history rules applied), no channel term reads the viewer's own
  * message history.
  */
-export async function buildNarrow(db: Db, viewer: NarrowViewer, realmHost: string, input: NarrowTerm[]): Promise<NarrowQuery> {
+export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: string, input: NarrowTerm[]): Promise<NarrowQuery> {
   let terms = input;
   // `with`: the conversation of that message replaces channel/topic/dm terms, if it is visible.
   const withTerm = terms.find((t) => t.operator === 'with');
@@ -269,7 +283,7 @@ export async function buildNarrow(db: Db, viewer: NarrowViewer, realmHost: strin
             cond = sql`(${flags} & ${FlagBit.HAS_ALERT_WORD} <> 0)`;
             break;
           case 'unread':
-            cond = unreadSql(viewer);
+            cond = unreadSql(await withReadThrough(db, viewer));
             break;
           case 'resolved':
             cond = sql`m.topic LIKE '✔ %'`;
