@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import { runPrepared } from '../db/prepared.js';
 import { ApiError } from '../domain/errors.js';
@@ -121,27 +121,23 @@ export function mutedSql(userId: number): RawBuilder<unknown> {
 
 /** The channel an operand names, with whether the viewer is subscribed to it (one query). */
 async function findStream(db: Db, viewer: Viewer, operand: unknown): Promise<{ stream: StreamRow; subscribed: boolean } | undefined> {
-  const q = db
-    .selectFrom('streams')
-    .selectAll('streams')
-    .select((eb) => eb.exists(eb.selectFrom('subscriptions as sub').select('sub.active')
-      .where('sub.user_id', '=', viewer.user_id).whereRef('sub.stream_id', '=', 'streams.id').where('sub.active', '=', true)).as('viewer_subscribed'))
-    .where('realm_id', '=', viewer.realm_id);
-  type Found = StreamRow & { viewer_subscribed: SqlBool };
-  const split = async (query: typeof q): Promise<{ stream: StreamRow; subscribed: boolean } | undefined> => {
-    // A lookup by key, prepared: every channel-narrowed read starts with it.
-    const row = (await runPrepared<Found>(db, query)).rows[0];
+  // A lookup by key, prepared: every channel-narrowed read starts with it. A template, not the query
+  // builder: building that query cost more than running it.
+  const lookup = async (where: RawBuilder<unknown>) => {
+    const row = (await runPrepared(db, sql<StreamRow & { viewer_subscribed: boolean }>`SELECT st.*, EXISTS (SELECT 1 FROM subscriptions sub
+      WHERE sub.user_id = ${viewer.user_id} AND sub.stream_id = st.id AND sub.active) AS viewer_subscribed
+      FROM streams st WHERE st.realm_id = ${viewer.realm_id} AND ${where}`)).rows[0];
     if (!row) return undefined;
     const { viewer_subscribed: subscribed, ...stream } = row;
     return { stream, subscribed: subscribed === true };
   };
   if (typeof operand === 'number' || (typeof operand === 'string' && /^\d+$/.test(operand))) {
     if (!isDbInt(Number(operand))) return undefined;
-    const byId = await split(q.where('id', '=', Number(operand)));
+    const byId = await lookup(sql`st.id = ${Number(operand)}`);
     if (byId || typeof operand === 'number') return byId;
   }
   if (typeof operand !== 'string') return undefined;
-  return split(q.where(sql`lower(name)`, '=', canonicalStreamName(operand).toLowerCase()).orderBy('deactivated').limit(1));
+  return lookup(sql`lower(st.name) = ${canonicalStreamName(operand).toLowerCase()} ORDER BY st.deactivated LIMIT 1`);
 }
 
 async function findUserId(db: Db, viewer: Viewer, realmHost: string, operand: unknown): Promise<number | undefined> {
