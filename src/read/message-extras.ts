@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { runPrepared } from '../db/prepared.js';
 
 export interface ReactionRow {
   message_id: number;
@@ -69,6 +70,8 @@ export function viewerMessageState(
 }
 
 export interface MessageExtras extends ViewerMessageState {
+  /** The viewer's read watermark (message_read_state). */
+  readThrough: number;
   streamNames: Map<number, string>;
   /** Per message, in the order they were added. */
   reactions: Map<number, ReactionRow[]>;
@@ -88,20 +91,27 @@ function groupByMessage<R extends { message_id: number }>(rows: readonly R[]): M
 
 /**
  * Everything a window of messages needs besides its rows and senders, in one round trip: the
- * viewer's flags, spans and moved-message rows, the channels' names, reactions and submessages.
+ * viewer's flags, spans, moved-message rows and read watermark, the channels' names, reactions and
+ * submessages.
  * Each part is its own subquery, run once over the whole id list (per-row subqueries cost more
  * than the round trips they save); the lists travel once, as array parameters.
+ *
+ * Prepared: parsing and planning its six lookups cost PostgreSQL three to four times what running
+ * them does (backend CPU per call, 100 ids: 1.1-1.6 ms unnamed, 0.25-0.35 ms prepared). Every part is an index lookup by key of the lists; the one
+ * way its generic plan goes wrong is a table planned while tiny (a sequential scan) that grows
+ * fast, until autovacuum's ANALYZE invalidates the plan, within a minute or so.
  */
 export async function messageExtras(db: Db, viewerId: number, rows: readonly ReceptionRow[]): Promise<MessageExtras> {
   const ids = rows.map((r) => r.id);
   const streamIds = [...new Set(rows.filter((r) => r.stream_id !== null).map((r) => r.stream_id!))];
-  const result = await sql<{
+  const result = await runPrepared(db, sql<{
     flags: Array<{ message_id: number; flags: number }> | null;
     spans: SpanRow[] | null;
     moved: MovedReceptionRow[] | null;
     streams: Array<{ id: number; name: string }> | null;
     reactions: ReactionRow[] | null;
     submessages: SubmessageRow[] | null;
+    read_through: number | null;
   }>`WITH p AS (SELECT ${viewerId}::int4 AS viewer, ${ids}::int4[] AS ids, ${streamIds}::int4[] AS streams)
   SELECT
     (SELECT json_agg(json_build_object('message_id', f.message_id, 'flags', f.flags))
@@ -117,12 +127,14 @@ export async function messageExtras(db: Db, viewerId: number, rows: readonly Rec
       FROM reactions r WHERE r.message_id = ANY(p.ids)) AS reactions,
     (SELECT json_agg(json_build_object('id', sm.id, 'message_id', sm.message_id, 'sender_id', sm.sender_id,
         'msg_type', sm.msg_type, 'content', sm.content) ORDER BY sm.id)
-      FROM submessages sm WHERE sm.message_id = ANY(p.ids)) AS submessages
-  FROM p`.execute(db);
+      FROM submessages sm WHERE sm.message_id = ANY(p.ids)) AS submessages,
+    (SELECT rs.read_through FROM message_read_state rs WHERE rs.user_id = p.viewer) AS read_through
+  FROM p`);
   const parts = result.rows[0]!;
   const state = viewerMessageState(viewerId, rows, parts.flags ?? [], parts.spans ?? [], streamIds.length === 0 ? [] : parts.moved ?? []);
   return {
     ...state,
+    readThrough: parts.read_through ?? 0,
     streamNames: new Map((parts.streams ?? []).map((s) => [s.id, s.name])),
     reactions: groupByMessage(parts.reactions ?? []),
     submessages: groupByMessage(parts.submessages ?? []),

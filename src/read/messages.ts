@@ -7,7 +7,7 @@ import { renderTopicLinks, type Linkifier } from '../markdown/index.js';
 import { apiEmail, avatarUrlFor, canSeeDeliveryEmail, type UserRow } from './users.js';
 import { realmHost, type RealmRow } from './realm.js';
 import { messageExtras, viewerMessageState } from './message-extras.js';
-import { buildNarrow, mutedSql, parseNarrow, receivedSql, unreadSql, type NarrowViewer } from './narrow.js';
+import { buildNarrow, mutedSql, parseNarrow, readThroughOf, receivedSql, unreadSql, withReadThrough, type NarrowViewer, type ReadingViewer } from './narrow.js';
 import type { Viewer } from '../visibility.js';
 
 export type MessageRow = Omit<Selectable<MessagesTable>, 'search_tsv'>;
@@ -16,6 +16,19 @@ export const MESSAGE_COLUMNS = [
   'm.id', 'm.realm_id', 'm.stream_id', 'm.topic', 'm.sender_id', 'm.date_sent', 'm.content', 'm.rendered_content', 'm.recipient_id',
   'm.dm_key', 'm.client', 'm.is_me_message', 'm.has_link', 'm.has_image', 'm.has_attachment', 'm.stream_wildcard', 'm.topic_wildcard',
   'm.last_edit_timestamp', 'm.edit_history', 'm.version',
+] as const;
+
+/**
+ * What formatMessages reads of a message row: every column it shows, and one or both contents
+ * (a read shows one of them; fetching the other would double the text a window moves).
+ */
+export type FormatRow = Pick<MessageRow, 'id' | 'stream_id' | 'topic' | 'sender_id' | 'date_sent' | 'recipient_id' | 'dm_key' | 'client'
+  | 'is_me_message' | 'stream_wildcard' | 'last_edit_timestamp' | 'edit_history'> & Partial<Pick<MessageRow, MessageContent>>;
+export type MessageContent = 'content' | 'rendered_content';
+
+const FORMAT_COLUMNS = [
+  'm.id', 'm.stream_id', 'm.topic', 'm.sender_id', 'm.date_sent', 'm.recipient_id', 'm.dm_key', 'm.client', 'm.is_me_message',
+  'm.stream_wildcard', 'm.last_edit_timestamp', 'm.edit_history',
 ] as const;
 
 export async function getMessageRow(db: Db, id: number): Promise<MessageRow | undefined> {
@@ -29,10 +42,7 @@ export async function getMessageRows(db: Db, ids: number[]): Promise<MessageRow[
   return db.selectFrom('messages as m').select(MESSAGE_COLUMNS).where('m.id', 'in', ids).orderBy('m.id').execute();
 }
 
-export async function readThroughOf(db: Db, userId: number): Promise<number> {
-  const row = await db.selectFrom('message_read_state').select('read_through').where('user_id', '=', userId).executeTakeFirst();
-  return row?.read_through ?? 0;
-}
+export { readThroughOf };
 
 export async function narrowViewer(db: Db, user: UserRow): Promise<NarrowViewer> {
   return { user_id: user.id, role: user.role, realm_id: user.realm_id, readThrough: await readThroughOf(db, user.id) };
@@ -48,7 +58,7 @@ export interface MessageFormatOptions {
 }
 
 /** Per-user state of messages for one viewer: flag bits and whether each message was received. */
-export async function userMessageState(db: Db, viewerId: number, rows: MessageRow[]): Promise<{ bits: Map<number, number>; received: Set<number> }> {
+export async function userMessageState(db: Db, viewerId: number, rows: ReadonlyArray<Pick<MessageRow, 'id' | 'stream_id' | 'sender_id' | 'dm_key'>>): Promise<{ bits: Map<number, number>; received: Set<number> }> {
   const ids = rows.map((r) => r.id);
   if (ids.length === 0) return { bits: new Map(), received: new Set() };
   const streamIds = [...new Set(rows.filter((r) => r.stream_id !== null).map((r) => r.stream_id!))];
@@ -73,8 +83,8 @@ export async function userMessageState(db: Db, viewerId: number, rows: MessageRo
 /** Message objects as SPEC.md's Message table describes them, as `viewer` sees them. */
 export async function formatMessages(
   db: Db,
-  viewer: Viewer & { readThrough: number },
-  rows: MessageRow[],
+  viewer: Viewer,
+  rows: readonly FormatRow[],
   options: MessageFormatOptions,
 ): Promise<Array<Record<string, unknown>>> {
   if (rows.length === 0) return [];
@@ -128,7 +138,7 @@ export async function formatMessages(
       userId: viewer.user_id,
       senderId: row.sender_id,
       messageId: row.id,
-      readThrough: viewer.readThrough,
+      readThrough: extras.readThrough,
       bits: extras.bits.get(row.id) ?? 0,
       received: extras.received.has(row.id),
       streamWildcard: row.stream_wildcard,
@@ -181,7 +191,8 @@ export function senderPartsFor(sender: UserRow, viewer: Viewer, host: string, cl
 
 /** The Message object without reactions and flags (shared by reads and `message` events). */
 export function messageObject(
-  row: Pick<MessageRow, 'id' | 'stream_id' | 'topic' | 'content' | 'rendered_content' | 'recipient_id' | 'sender_id' | 'client' | 'is_me_message' | 'date_sent' | 'last_edit_timestamp' | 'edit_history'>,
+  row: Pick<MessageRow, 'id' | 'stream_id' | 'topic' | 'recipient_id' | 'sender_id' | 'client' | 'is_me_message' | 'date_sent' | 'last_edit_timestamp' | 'edit_history'>
+    & Partial<Pick<MessageRow, MessageContent>>,
   input: MessageObjectInput,
 ): Record<string, unknown> {
   const sender = input.sender
@@ -195,7 +206,7 @@ export function messageObject(
   Object.assign(out, {
     subject: row.topic,
     topic_links: row.stream_id === null ? [] : input.topicLinksOf?.(row.topic) ?? renderTopicLinks(row.topic, input.linkifiers),
-    content: input.applyMarkdown ? row.rendered_content : row.content,
+    content: (input.applyMarkdown ? row.rendered_content : row.content) ?? '',
     content_type: input.applyMarkdown ? 'text/html' : 'text/x-markdown',
     display_recipient: row.stream_id !== null
       ? input.streamName
@@ -229,24 +240,28 @@ export interface FetchParams {
 
 export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
 
-/** GET /messages: the window of matching messages around the anchor. */
-export async function fetchMessages(db: Db, viewer: NarrowViewer, realm: RealmRow, params: FetchParams) {
+/**
+ * GET /messages: the window of matching messages around the anchor, with the `contents` asked for
+ * (and the rendered one for a search, whose hits are highlighted in it).
+ */
+export async function fetchMessages(db: Db, viewer: ReadingViewer, realm: RealmRow, params: FetchParams, contents: readonly MessageContent[] = ['content', 'rendered_content']) {
   const narrow = await buildNarrow(db, viewer, realmHost(realm), parseNarrow(params.narrow));
   const where = sql.join(narrow.conditions, sql` AND `);
   let anchor: number;
   if (params.anchor === 'newest') anchor = LARGER_THAN_MAX_MESSAGE_ID;
   else if (params.anchor === 'oldest') anchor = 0;
   else if (params.anchor === 'first_unread') {
-    const first = await sql<{ id: number }>`SELECT m.id FROM messages m WHERE ${where} AND ${unreadSql(viewer)} ORDER BY m.id ASC LIMIT 1`.execute(db);
+    const first = await sql<{ id: number }>`SELECT m.id FROM messages m WHERE ${where} AND ${unreadSql(await withReadThrough(db, viewer))} ORDER BY m.id ASC LIMIT 1`.execute(db);
     anchor = first.rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
   } else anchor = Math.min(params.anchor, LARGER_THAN_MAX_MESSAGE_ID);
 
-  const columns = sql.raw(MESSAGE_COLUMNS.join(', '));
-  const before = params.numBefore === 0 || anchor === 0 ? [] : (await sql<MessageRow>`
+  const wanted = new Set(narrow.searchTerms.length > 0 ? [...contents, 'rendered_content'] : contents);
+  const columns = sql.raw([...FORMAT_COLUMNS, ...[...wanted].map((c) => `m.${c}`)].join(', '));
+  const before = params.numBefore === 0 || anchor === 0 ? [] : (await sql<FormatRow>`
     SELECT ${columns} FROM messages m WHERE ${where} AND m.id < ${anchor}::int8 ORDER BY m.id DESC LIMIT ${params.numBefore}`.execute(db)).rows;
   const afterLimit = params.numAfter + (params.includeAnchor ? 1 : 0);
   // Nothing lies at or after the `newest` anchor.
-  const after = afterLimit === 0 || anchor === LARGER_THAN_MAX_MESSAGE_ID ? [] : (await sql<MessageRow>`
+  const after = afterLimit === 0 || anchor === LARGER_THAN_MAX_MESSAGE_ID ? [] : (await sql<FormatRow>`
     SELECT ${columns} FROM messages m WHERE ${where} AND ${params.includeAnchor ? sql`m.id >= ${anchor}::int8` : sql`m.id > ${anchor}::int8`}
     ORDER BY m.id ASC LIMIT ${afterLimit}`.execute(db)).rows;
   const foundAnchor = params.includeAnchor && after.length > 0 && after[0]!.id === anchor;

@@ -1,5 +1,6 @@
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import { runPrepared } from '../db/prepared.js';
 import { ApiError } from '../domain/errors.js';
 import { FlagBit } from '../domain/messages/flags.js';
 import { Role } from '../domain/roles.js';
@@ -67,6 +68,20 @@ export interface NarrowViewer extends Viewer {
   readThrough: number;
 }
 
+/** A viewer whose read watermark may not have been read yet: only unread narrows need it. */
+export type ReadingViewer = Viewer & { readThrough?: number };
+
+export async function readThroughOf(db: Db, userId: number): Promise<number> {
+  const { rows } = await runPrepared(db, db.selectFrom('message_read_state').select('read_through').where('user_id', '=', userId));
+  return rows[0]?.read_through ?? 0;
+}
+
+/** The viewer with their read watermark, read now if it was not known. */
+export async function withReadThrough(db: Db, viewer: ReadingViewer): Promise<NarrowViewer> {
+  const { user_id, role, realm_id } = viewer;
+  return { user_id, role, realm_id, readThrough: viewer.readThrough ?? await readThroughOf(db, user_id) };
+}
+
 /**
  * The viewer received the message (subscription span, DM participant, or sender). For a channel
  * message moved between channels, a message_moved_receptions row overrides the span answer and
@@ -106,24 +121,23 @@ export function mutedSql(userId: number): RawBuilder<unknown> {
 
 /** The channel an operand names, with whether the viewer is subscribed to it (one query). */
 async function findStream(db: Db, viewer: Viewer, operand: unknown): Promise<{ stream: StreamRow; subscribed: boolean } | undefined> {
-  const q = db
-    .selectFrom('streams')
-    .selectAll('streams')
-    .select((eb) => eb.exists(eb.selectFrom('subscriptions as sub').select('sub.active')
-      .where('sub.user_id', '=', viewer.user_id).whereRef('sub.stream_id', '=', 'streams.id').where('sub.active', '=', true)).as('viewer_subscribed'))
-    .where('realm_id', '=', viewer.realm_id);
-  const split = (row: (StreamRow & { viewer_subscribed: SqlBool }) | undefined) => {
+  // A lookup by key, prepared: every channel-narrowed read starts with it. A template, not the query
+  // builder: building that query cost more than running it.
+  const lookup = async (where: RawBuilder<unknown>) => {
+    const row = (await runPrepared(db, sql<StreamRow & { viewer_subscribed: boolean }>`SELECT st.*, EXISTS (SELECT 1 FROM subscriptions sub
+      WHERE sub.user_id = ${viewer.user_id} AND sub.stream_id = st.id AND sub.active) AS viewer_subscribed
+      FROM streams st WHERE st.realm_id = ${viewer.realm_id} AND ${where}`)).rows[0];
     if (!row) return undefined;
     const { viewer_subscribed: subscribed, ...stream } = row;
     return { stream, subscribed: subscribed === true };
   };
   if (typeof operand === 'number' || (typeof operand === 'string' && /^\d+$/.test(operand))) {
     if (!isDbInt(Number(operand))) return undefined;
-    const byId = await q.where('id', '=', Number(operand)).executeTakeFirst();
-    if (byId || typeof operand === 'number') return split(byId);
+    const byId = await lookup(sql`st.id = ${Number(operand)}`);
+    if (byId || typeof operand === 'number') return byId;
   }
   if (typeof operand !== 'string') return undefined;
-  return split(await q.where(sql`lower(name)`, '=', canonicalStreamName(operand).toLowerCase()).orderBy('deactivated').executeTakeFirst());
+  return lookup(sql`lower(st.name) = ${canonicalStreamName(operand).toLowerCase()} ORDER BY st.deactivated LIMIT 1`);
 }
 
 async function findUserId(db: Db, viewer: Viewer, realmHost: string, operand: unknown): Promise<number | undefined> {
@@ -159,7 +173,7 @@ const dmKey = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b).join(',
  * term reads that channel (its history rules applied), no channel term reads the viewer's own
  * message history.
  */
-export async function buildNarrow(db: Db, viewer: NarrowViewer, realmHost: string, input: NarrowTerm[]): Promise<NarrowQuery> {
+export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: string, input: NarrowTerm[]): Promise<NarrowQuery> {
   let terms = input;
   // `with`: the conversation of that message replaces channel/topic/dm terms, if it is visible.
   const withTerm = terms.find((t) => t.operator === 'with');
@@ -265,7 +279,7 @@ export async function buildNarrow(db: Db, viewer: NarrowViewer, realmHost: strin
             cond = sql`(${flags} & ${FlagBit.HAS_ALERT_WORD} <> 0)`;
             break;
           case 'unread':
-            cond = unreadSql(viewer);
+            cond = unreadSql(await withReadThrough(db, viewer));
             break;
           case 'resolved':
             cond = sql`m.topic LIKE '✔ %'`;

@@ -115,19 +115,22 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
     handler: async ({ params, user, realm }) => {
       const window = windowOf({ ...params, anchor: params.anchor === undefined ? undefined : String(params.anchor), narrow: narrowOf(params.narrow) });
       if (window.numBefore + window.numAfter > 5000) throw errors.badRequest('Too many messages requested (maximum 5000).');
-      const [viewer, data] = await Promise.all([narrowViewer(ctx.db, user), realmRenderData(ctx, realm.id)]);
-      const found = await fetchMessages(ctx.db, viewer, realm, window);
+      // The read watermark comes with the window's extras (an unread narrow reads it first).
+      const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id };
+      const data = await realmRenderData(ctx, realm.id);
+      const applyMarkdown = params.apply_markdown ?? true;
+      const found = await fetchMessages(ctx.db, viewer, realm, window, [applyMarkdown ? 'rendered_content' : 'content']);
       const messages = await formatMessages(ctx.db, viewer, found.rows, {
-        applyMarkdown: params.apply_markdown ?? true,
+        applyMarkdown,
         clientGravatar: params.client_avatarhost ?? params.client_gravatar ?? true,
         realm,
         linkifiers: data.context.linkifiers,
         userRows: (ids) => cachedUserRows(ctx.db, (tables) => ctx.tablesVersion(tables), ids),
       });
       if (found.searchTerms.length > 0) {
-        for (const m of messages) {
-          const row = found.rows.find((r) => r.id === m.id)!;
-          m.match_content = highlight(row.rendered_content, found.searchTerms);
+        for (const [i, m] of messages.entries()) {
+          const row = found.rows[i]!;
+          m.match_content = highlight(row.rendered_content ?? '', found.searchTerms);
           m.match_subject = highlight(row.topic, found.searchTerms, true);
         }
       }
@@ -215,9 +218,8 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
     },
     handler: async ({ params, user, realm }) => {
       const row = await requireVisibleMessage(ctx.db, user, params.message_id);
-      const viewer = await narrowViewer(ctx.db, user);
       const data = await realmRenderData(ctx, realm.id);
-      const [message] = await formatMessages(ctx.db, viewer, [row], {
+      const [message] = await formatMessages(ctx.db, { user_id: user.id, role: user.role, realm_id: user.realm_id }, [row], {
         applyMarkdown: params.apply_markdown ?? true,
         clientGravatar: params.client_avatarhost ?? params.client_gravatar ?? true,
         realm,
