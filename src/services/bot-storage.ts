@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
-import { decideBotStorage, type BotStorageCommand } from '../domain/bot-storage/decider.js';
+import { decideBotStorage, entrySize, type BotStorageCommand, type BotStorageState } from '../domain/bot-storage/decider.js';
 import { errors } from '../domain/errors.js';
 import type { Db } from '../db/database.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { streamVersion } from './stream-version.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { botStorageKeyId } from '../eventstore/crypto/personal-fields.js';
-import type { BotStorageForgotten } from '../domain/bot-storage/events.js';
+import type { BotStorageForgotten, BotStorageRemoved, BotStorageSet } from '../domain/bot-storage/events.js';
+import { botStorageProjection } from '../../projections/bot-storage.js';
 
 export const botStorageStream = (userId: number) => `bot-storage-${userId}`;
 
@@ -46,16 +47,26 @@ async function lastEventFolded(ctx: ServiceContext, userId: number) {
   return last;
 }
 
+/** A storage write of this process, which the read tables may not include yet. */
+interface OwnWrite {
+  position: number;
+  version: number;
+  event: BotStorageSet | BotStorageRemoved;
+}
+
 /**
- * Per log (one per server; tests run many in a process) and bot: the position of this process's
- * last storage write, whose fold the bot's next decision waits for.
+ * Per log (one per server; tests run many in a process) and bot: this process's storage writes
+ * that were not folded when last looked at, oldest first.
  */
-const lastWritesByLog = new WeakMap<object, Map<number, number>>();
-const lastWritesOf = (ctx: ServiceContext): Map<number, number> => {
-  let writes = lastWritesByLog.get(ctx.store);
-  if (!writes) lastWritesByLog.set(ctx.store, (writes = new Map()));
+const ownWritesByLog = new WeakMap<object, Map<number, OwnWrite[]>>();
+const ownWritesOf = (ctx: ServiceContext): Map<number, OwnWrite[]> => {
+  let writes = ownWritesByLog.get(ctx.store);
+  if (!writes) ownWritesByLog.set(ctx.store, (writes = new Map()));
   return writes;
 };
+
+const keysOf = (event: OwnWrite['event']): string[] =>
+  event.type === 'BotStorageSet' ? Object.keys(event.data.storage) : event.data.keys;
 
 interface DecisionRow {
   type: string | null;
@@ -64,16 +75,19 @@ interface DecisionRow {
   generation: number | null;
   size: string | number | null;
   named: Record<string, number> | string | null;
+  folded: string | number;
 }
 
 /**
- * What a write decides on, in one statement: the storage stream's last event and the storage's
+ * What a write decides on, in one statement: the storage stream's last event, the storage's
  * sizes, counted in the database (length() counts characters, as the real server does): the whole
- * storage's and each named entry's, or every entry's when `everyKey`.
+ * storage's and each named entry's, or every entry's when `everyKey`; and the log position the
+ * read tables stand at, from the same snapshot as the sizes.
  */
 async function readDecisionRow(db: Db, userId: number, keys: string[], everyKey: boolean): Promise<DecisionRow> {
   const { rows } = await sql<DecisionRow>`
-    SELECT e.type, e.stream_version, e.position, (e.data->>'key_generation')::int AS generation, st.size, st.named
+    SELECT e.type, e.stream_version, e.position, (e.data->>'key_generation')::int AS generation, st.size, st.named,
+      (SELECT position FROM checkpoints WHERE name = ${botStorageProjection.name}) AS folded
     FROM (SELECT sum(length(key) + length(value)) AS size,
             jsonb_object_agg(key, length(key) + length(value)) FILTER (WHERE ${everyKey} OR key = ANY(${keys}::text[])) AS named
           FROM bot_storage WHERE user_id = ${userId}) st
@@ -82,20 +96,50 @@ async function readDecisionRow(db: Db, userId: number, keys: string[], everyKey:
   return rows[0]!;
 }
 
+/** The storage's sizes as the row reads them, with `unfolded` (writes the row's tables miss) applied in order. */
+function stateOf(row: DecisionRow, unfolded: readonly OwnWrite[]): BotStorageState {
+  const named = typeof row.named === 'string' ? (JSON.parse(row.named) as Record<string, number>) : row.named ?? {};
+  const existing = new Map(Object.entries(named).map(([key, size]) => [key, Number(size)]));
+  let total = Number(row.size ?? 0);
+  for (const { event } of unfolded) {
+    if (event.type === 'BotStorageSet') {
+      for (const [key, value] of Object.entries(event.data.storage)) {
+        total += entrySize(key, value) - (existing.get(key) ?? 0);
+        existing.set(key, entrySize(key, value));
+      }
+    } else {
+      for (const key of event.data.keys) total -= existing.get(key) ?? 0;
+      for (const key of event.data.keys) existing.delete(key);
+    }
+  }
+  return { total_size: total, existing };
+}
+
 /**
- * The decision's row once the read tables include the stream's last event. This process's own
- * last write is waited for before asking (a bot writing once per message: one statement per
- * write); a write by another process shows up as an event the read tables had not reached when the
- * statement started, and is waited for before asking again.
+ * The decision's row and state. The events of the storage stream the read tables do not include
+ * yet are, when they are all this process's own writes (a bot writing once per message), applied
+ * to the state from memory: a write needs no fold of the one before, one statement. Any other
+ * unfolded event (another process wrote) is waited for before asking again. Every write a process
+ * decides was decided on every event before it, so this process's unfolded writes follow each
+ * other in the stream with nothing between them.
  */
-async function decisionRow(ctx: ServiceContext, userId: number, keys: string[], everyKey: boolean): Promise<DecisionRow> {
-  const own = lastWritesOf(ctx).get(userId);
-  if (own !== undefined && own > ctx.projectedPosition()) await ctx.waitForProjections(own);
-  const folded = ctx.projectedPosition();
-  const row = await readDecisionRow(ctx.db, userId, keys, everyKey);
-  if (row.position === null || Number(row.position) <= folded) return row;
-  await ctx.waitForProjections(Number(row.position));
-  return readDecisionRow(ctx.db, userId, keys, everyKey);
+async function decisionState(ctx: ServiceContext, userId: number, keys: string[], everyKey: boolean): Promise<{ row: DecisionRow; state: BotStorageState }> {
+  const own = ownWritesOf(ctx);
+  for (;;) {
+    const pending = own.get(userId) ?? [];
+    const row = await readDecisionRow(ctx.db, userId, [...keys, ...pending.flatMap((w) => keysOf(w.event))], everyKey);
+    const folded = Number(row.folded);
+    const unfolded = pending.filter((w) => w.position > folded);
+    if (unfolded.length > 0) own.set(userId, unfolded);
+    else own.delete(userId);
+    const last = row.position === null ? 0 : Number(row.position);
+    if (last <= folded) return { row, state: stateOf(row, []) };
+    const newest = unfolded[unfolded.length - 1];
+    const ownRun = newest !== undefined && newest.position === last && newest.version === Number(row.stream_version)
+      && unfolded.every((w, i) => w.version === newest.version - (unfolded.length - 1 - i));
+    if (ownRun) return { row, state: stateOf(row, unfolded) };
+    if (!(await ctx.waitForProjections(last))) throw errors.conflict();
+  }
 }
 
 function runBotStorage(ctx: ServiceContext, meta: RequestMeta, command: BotStorageCommand): Promise<void> {
@@ -104,20 +148,20 @@ function runBotStorage(ctx: ServiceContext, meta: RequestMeta, command: BotStora
       const streamId = botStorageStream(command.user_id);
       // No key named: every key there is now (read inside the run, so a retry sees the current set).
       const everyKey = command.type === 'RemoveBotStorage' && command.keys.length === 0;
-      const row = await decisionRow(ctx, command.user_id, command.type === 'SetBotStorage' ? Object.keys(command.storage) : command.keys, everyKey);
-      const named = typeof row.named === 'string' ? (JSON.parse(row.named) as Record<string, number>) : row.named ?? {};
-      const resolved: BotStorageCommand = everyKey ? { ...command, keys: Object.keys(named) } : command;
-      const state = { total_size: Number(row.size ?? 0), existing: new Map(Object.entries(named).map(([key, size]) => [key, Number(size)])) };
+      const { row, state } = await decisionState(ctx, command.user_id, command.type === 'SetBotStorage' ? Object.keys(command.storage) : command.keys, everyKey);
+      const resolved: BotStorageCommand = everyKey ? { ...command, keys: [...state.existing.keys()] } : command;
       const version = Number(row.stream_version ?? 0);
       // After a forgetting (or on events older than sealing) the generation is counted.
       const generation = row.type === null ? 0
         : row.type !== 'BotStorageForgotten' && row.generation !== null ? Number(row.generation) : await keyGeneration(ctx.db, command.user_id);
       const events = decideBotStorage(resolved, state).map((e) => ({ ...e, data: { ...e.data, key_generation: generation } }));
       return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events }], result: undefined };
-      // Every reader of the storage (the next write's decision, GET /bot_storage) first waits for
-      // the fold of the stream's last event, so the answer need not.
+      // GET /bot_storage first waits for the fold of the stream's last event, and the next write
+      // decides with this one applied (decisionState), so the answer need not.
     }, { answerAt: 'committed' });
-    if (events.length > 0) lastWritesOf(ctx).set(command.user_id, events[events.length - 1]!.position);
+    const own = ownWritesOf(ctx);
+    const written = events.map((e) => ({ position: e.position, version: e.stream_version, event: e as unknown as OwnWrite['event'] }));
+    if (written.length > 0) own.set(command.user_id, [...(own.get(command.user_id) ?? []), ...written]);
   });
 }
 
