@@ -31,19 +31,22 @@ const APPEND_ONE_PARAM_TYPES = APPEND_PARAM_TYPES.map((type) => type.replace('[]
 const callText = (fn: string, types: readonly string[]) => `SELECT * FROM ${fn}(${types.map((type, i) => `$${i + 1}::${type}`).join(', ')})`;
 const APPEND_CALL = { name: 'append_events', text: callText('append_events', APPEND_PARAM_TYPES), types: APPEND_PARAM_TYPES };
 const APPEND_ONE_CALL = { name: 'append_event', text: callText('append_event', APPEND_ONE_PARAM_TYPES), types: APPEND_ONE_PARAM_TYPES };
+type AppendCall = typeof APPEND_CALL;
 /**
- * append_events with the rows of the data keys minted for the batch (EventCrypto.mint) inserted by
- * the same statement: a key and the events sealed under it commit together, in one round trip. A
- * key that exists already fails the whole statement on its primary key (see commitBatch).
+ * `call` with the rows of the data keys minted for the batch (EventCrypto.mint) inserted by the
+ * same statement: a key and the events sealed under it commit together, in one round trip. A key
+ * that exists already fails the whole statement on its primary key (see commitBatch).
  */
 const KEY_PARAM_TYPES = ['text[]', 'text[]', 'text[]', 'int[]', 'text[]'];
-const APPEND_WITH_KEYS_CALL = {
-  name: 'append_events_with_keys',
-  text: `WITH minted AS (INSERT INTO data_keys (key_id, scope, subject, format, wrapped) SELECT * FROM unnest(${KEY_PARAM_TYPES.map((type, i) => `$${APPEND_PARAM_TYPES.length + i + 1}::${type}`).join(', ')}))
-    ${callText('append_events', APPEND_PARAM_TYPES)}`,
-  types: [...APPEND_PARAM_TYPES, ...KEY_PARAM_TYPES],
-};
-type AppendCall = typeof APPEND_CALL;
+const withMintedKeys = (call: AppendCall): AppendCall => ({
+  name: `${call.name}_with_keys`,
+  text: `WITH minted AS (INSERT INTO data_keys (key_id, scope, subject, format, wrapped) SELECT * FROM unnest(${KEY_PARAM_TYPES.map((type, i) => `$${call.types.length + i + 1}::${type}`).join(', ')}))
+    ${call.text}`,
+  types: [...call.types, ...KEY_PARAM_TYPES],
+});
+const APPEND_WITH_KEYS_CALL = withMintedKeys(APPEND_CALL);
+// A lone sent message (most sends on a quiet server) keeps append_event's scalar parameters.
+const APPEND_ONE_WITH_KEYS_CALL = withMintedKeys(APPEND_ONE_CALL);
 
 /** One row per committed event, or one per refused request (`ok` false, `out_hash` naming the stream). */
 interface AppendRow {
@@ -202,15 +205,18 @@ export class EventStore {
         for (const event of append.events) {
           const plainJson = request.dataJson[next++]!;
           const eventId = randomUUID();
-          const sealed = this.crypto ? this.crypto.seal(event.type, event.data, eventId, request.minted) : event.data;
-          const dataJson = sealed === event.data ? plainJson : jsonText(sealed);
-          if (sealed !== event.data) plain.set(eventId, JSON.parse(plainJson) as Record<string, unknown>);
+          const plainData = JSON.parse(plainJson) as Record<string, unknown>;
+          // Sealed from what JSON keeps of the caller's data, the sealed form is itself plain JSON
+          // data: stored as it is, with no second parse (it shares its unsealed members with the view).
+          const sealed = this.crypto ? this.crypto.seal(event.type, plainData, eventId, request.minted) : plainData;
+          const dataJson = sealed === plainData ? plainJson : jsonText(sealed);
+          if (sealed !== plainData) plain.set(eventId, plainData);
           const fields = {
             event_id: eventId,
             stream_id: append.streamId,
             type: event.type,
             schema_version: event.schemaVersion ?? currentSchemaVersion(event.type),
-            data: JSON.parse(dataJson) as Record<string, unknown>,
+            data: sealed,
             metadata,
           };
           events.push(fields);
@@ -232,14 +238,12 @@ export class EventStore {
       columns.schema, columns.data, columns.meta, columns.digest,
     ];
     const keys = [...minted.values()];
-    const rows = keys.length > 0
-      ? await this.callAppend(APPEND_WITH_KEYS_CALL, [
-        APPEND_LOCK_KEY, ...values, recordedAt, CURRENT_HASH_VERSION,
-        keys.map((k) => k.scope.keyId), keys.map((k) => k.scope.scope), keys.map((k) => k.scope.subject), keys.map((k) => k.format), keys.map((k) => k.wrapped),
-      ])
-      : columns.request.length === 1
-        ? await this.callAppend(APPEND_ONE_CALL, [APPEND_LOCK_KEY, ...values.map((column) => column[0]), recordedAt, CURRENT_HASH_VERSION])
-        : await this.callAppend(APPEND_CALL, [APPEND_LOCK_KEY, ...values, recordedAt, CURRENT_HASH_VERSION]);
+    const one = columns.request.length === 1;
+    const call = keys.length > 0 ? (one ? APPEND_ONE_WITH_KEYS_CALL : APPEND_WITH_KEYS_CALL) : one ? APPEND_ONE_CALL : APPEND_CALL;
+    const keyValues = keys.length > 0
+      ? [keys.map((k) => k.scope.keyId), keys.map((k) => k.scope.scope), keys.map((k) => k.scope.subject), keys.map((k) => k.format), keys.map((k) => k.wrapped)]
+      : [];
+    const rows = await this.callAppend(call, [APPEND_LOCK_KEY, ...(one ? values.map((column) => column[0]) : values), recordedAt, CURRENT_HASH_VERSION, ...keyValues]);
     // Stored, even for a request refused on its stream version (the statement committed).
     this.crypto?.keys.adopt(keys);
     const outcomes = batch.map((): StoredEvent[] | StreamVersionConflict => []);
@@ -299,10 +303,11 @@ export class EventStore {
   private async callAppend(call: AppendCall, values: unknown[]): Promise<AppendRow[]> {
     if (this.namedQuery) return this.namedQuery<AppendRow>(call.name, call.text, values);
     const cast = (from: number, types: readonly string[]) => sql.join(types.map((type, i) => sql`${values[from + i]}::${sql.raw(type)}`));
-    const fn = call === APPEND_ONE_CALL ? 'append_event' : 'append_events';
-    const calls = sql`SELECT * FROM ${sql.raw(fn)}(${cast(0, call === APPEND_ONE_CALL ? APPEND_ONE_PARAM_TYPES : APPEND_PARAM_TYPES)})`;
-    const { rows } = call === APPEND_WITH_KEYS_CALL
-      ? await sql<AppendRow>`WITH minted AS (INSERT INTO data_keys (key_id, scope, subject, format, wrapped) SELECT * FROM unnest(${cast(APPEND_PARAM_TYPES.length, KEY_PARAM_TYPES)})) ${calls}`.execute(this.db)
+    const one = call === APPEND_ONE_CALL || call === APPEND_ONE_WITH_KEYS_CALL;
+    const types = one ? APPEND_ONE_PARAM_TYPES : APPEND_PARAM_TYPES;
+    const calls = sql`SELECT * FROM ${sql.raw(one ? 'append_event' : 'append_events')}(${cast(0, types)})`;
+    const { rows } = call === APPEND_WITH_KEYS_CALL || call === APPEND_ONE_WITH_KEYS_CALL
+      ? await sql<AppendRow>`WITH minted AS (INSERT INTO data_keys (key_id, scope, subject, format, wrapped) SELECT * FROM unnest(${cast(types.length, KEY_PARAM_TYPES)})) ${calls}`.execute(this.db)
       : await sql<AppendRow>`${calls}`.execute(this.db);
     return rows;
   }

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { randomSlice } from './random-pool.js';
 
 /**
  * A personal value as stored in event data (format 1): AES-256-GCM under a data key, with a fresh
@@ -73,10 +74,13 @@ export function openBundle(key: Buffer, eventId: string, head: BundleHead): Map<
 
 /** Encrypts any JSON value (its JSON text), so strings, nulls and lists round-trip alike. */
 export function seal(key: Buffer, keyId: string, eventId: string, path: string, value: unknown): ValueEnvelope {
-  const iv = randomBytes(12);
+  const iv = randomSlice(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(associatedData(eventId, path));
-  const ct = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+  const body = cipher.update(JSON.stringify(value), 'utf8');
+  // GCM is a stream mode: final() adds no bytes, only the tag (no copy of the body to join it).
+  const rest = cipher.final();
+  const ct = rest.length === 0 ? body : Buffer.concat([body, rest]);
   return { $enc: 1, k: keyId, iv: iv.toString('base64'), ct: ct.toString('base64'), tag: cipher.getAuthTag().toString('base64') };
 }
 

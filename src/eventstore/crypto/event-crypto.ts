@@ -115,6 +115,12 @@ export class EventCrypto {
     const headPath = entries[0]![0];
     const sealedPaths = new Set(entries.map(([path]) => path));
     const ref = { $enc: 2, k: scope.keyId, at: headPath } as const;
+    if (isTopLevel(rule)) {
+      // Every send comes here: one copy of the data, not one per sealed field.
+      const sealed = { ...data };
+      for (const path of sealedPaths) sealed[path] = path === headPath ? head : ref;
+      return sealed;
+    }
     let sealed = data;
     for (const field of rule.fields) {
       sealed = mapAt(sealed, field, (value, path) => (!sealedPaths.has(path) ? value : path === headPath ? head : ref));

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { randomSlice } from './random-pool.js';
 
 /**
  * The key-encryption key (KEK) wraps every data key. Format 1: AES-256-GCM under a 32-byte
@@ -32,7 +33,7 @@ export function parseKekSecret(text: string): Buffer {
 }
 
 export function wrapWithKek(kek: Buffer, label: string, plaintext: Buffer): string {
-  const iv = randomBytes(12);
+  const iv = randomSlice(12);
   const cipher = createCipheriv('aes-256-gcm', kek, iv);
   cipher.setAAD(Buffer.from(label, 'utf8'));
   const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);

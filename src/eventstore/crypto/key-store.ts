@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { KEK_FORMAT, unwrapWithKek, wrapWithKek } from './kek.js';
 import type { KeyScope } from './personal-fields.js';
 import { FifoCache } from './fifo-cache.js';
+import { randomSlice } from './random-pool.js';
 
 const CACHE_LIMIT = 200_000;
 
@@ -51,7 +51,7 @@ export class DataKeyStore {
    * send costs no statement of its own, and adopt()s it once that committed.
    */
   mint(scope: KeyScope): MintedKey {
-    const key = randomBytes(32);
+    const key = randomSlice(32);
     return { scope, key, format: KEK_FORMAT, wrapped: wrapWithKek(this.kek, keyLabel(scope.keyId), key) };
   }
 
@@ -66,7 +66,7 @@ export class DataKeyStore {
     for (const scope of scopes) if (!this.cache.get(scope.keyId)) missing.set(scope.keyId, scope);
     if (missing.size === 0) return;
     const fresh = [...missing.values()].map((scope) => {
-      const key = randomBytes(32);
+      const key = randomSlice(32);
       return { scope, key, wrapped: wrapWithKek(this.kek, keyLabel(scope.keyId), key) };
     });
     // An existing key wins (a retried command, or an edit of an older message): those are read back.
