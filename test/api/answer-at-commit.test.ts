@@ -62,11 +62,18 @@ t.test('PUT /bot_storage answers once logged; every read of the storage waits fo
     const next = s.api('PUT', '/bot_storage', bot, { storage: { count: '3', other: 'x' } });
     const readState = settledFlag(read);
     const nextState = settledFlag(next);
-    await sleep(300);
+    if (process.env.TEST_DATABASE_URL) {
+      // The bot's own unfolded write is applied in memory to what the read tables say.
+      t.not(await within(3_000, next), 'pending', 'the next write answers while the fold is held: it decides on the bot\'s unfolded write');
+    } else {
+      await sleep(300);
+      t.notOk(nextState.settled, 'on the embedded database the next write waits: the held fold keeps its one connection');
+    }
     t.notOk(readState.settled, 'a read does not answer before the fold');
-    t.notOk(nextState.settled, 'nor does the next write, which decides on the read tables');
     gate.open();
-    t.same((await read).body.storage, { count: '2' }, 'the read sees the write answered before it');
+    // The next write may have answered before the read does: the read may show it, never anything older.
+    const seen = (await read).body.storage;
+    t.ok(seen.count === '2' || (seen.count === '3' && seen.other === 'x'), `the read sees the write answered before it (${JSON.stringify(seen)})`);
     t.equal((await next).status, 200);
     t.same((await s.api('GET', '/bot_storage', bot)).body.storage, { count: '3', other: 'x' });
     t.same((await s.api('GET', '/bot_storage', bot, { keys: ['other'] })).body.storage, { other: 'x' });
