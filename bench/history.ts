@@ -23,11 +23,12 @@
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { benchRoot, freshDatabase, percentile, throughput, writeResult } from './util.js';
+import { freshDatabase, percentile, throughput, writeResult } from './util.js';
+import { cpuTicks, freePort, loadAverage, MS_PER_TICK, sleep, startProcess, stopProcess } from './server-process.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -60,49 +61,6 @@ async function call(port: number, method: string, url: string, auth?: string, bo
 }
 
 const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function startProcess(nodeArgs: string[], script: string, env: Record<string, string>, cwd = path.resolve(benchRoot, '..')): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
-    cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (d: Buffer) => {
-    // Only the start-up output is kept (to report a failed start); request log lines are drained.
-    if (output.length < 100_000) output += d;
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  for (let i = 0; !/listening on/.test(output); i++) {
-    if (child.exitCode !== null || i > 600) throw new Error(`${script} did not start:\n${output}`);
-    await sleep(100);
-  }
-  return child;
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  // SIGTERM lets the server shut down cleanly (a --cpu-prof profile is written only then).
-  child.kill('SIGTERM');
-  await Promise.race([exited, sleep(15_000)]);
-  if (child.exitCode === null) child.kill('SIGKILL');
-}
-
-const MS_PER_TICK = 10; // Linux reports process CPU time in USER_HZ (100) ticks
-/** User + system CPU time of a process so far, in ticks; 0 once it has exited. */
-function cpuTicks(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
-const freePort = () => 20_000 + Math.floor(Math.random() * 10_000);
-const loadAverage = () => os.loadavg().map((l) => Number(l.toFixed(2)));
-
 const database = await freshDatabase('bench_history');
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-history-'));
 const serverPort = freePort();
