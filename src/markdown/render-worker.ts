@@ -2,7 +2,7 @@
 // render runs past its time limit.
 import { parentPort } from 'node:worker_threads';
 import { contextFromSnapshot } from './context-snapshot.js';
-import { renderMarkdown, renderMarkdownWithCodeBlocks } from './render.js';
+import { renderMarkdown, renderParsed } from './render.js';
 import { RecentKeys } from './recent-keys.js';
 import type { RenderContext } from './types.js';
 import { CONTEXTS_PER_WORKER, type RenderReply, type RenderRequest } from './render-protocol.js';
@@ -19,7 +19,8 @@ port.on('message', (request: RenderRequest) => {
     reply = { id: request.id, error: 'missing-context' };
   } else {
     try {
-      const output = renderMarkdownWithCodeBlocks(request.content, request.translateEmoticons ? { ...ctx, translateEmoticons: true } : ctx);
+      // The pool is sent only what renderIfPlain could not take (render-pool.ts's renderOffLoop).
+      const output = renderParsed(request.content, request.translateEmoticons ? { ...ctx, translateEmoticons: true } : ctx);
       reply = { id: request.id, output };
     } catch {
       // renderMarkdown throws nothing but MarkdownRenderingError.
