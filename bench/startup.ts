@@ -30,8 +30,11 @@ interface Variant {
   command: string;
   args: string[];
   env?: Record<string, string>;
-  /** A fresh DATA_DIR per start (the embedded database; the first start creates the organization). */
-  dataDir?: boolean;
+  /**
+   * true: a fresh DATA_DIR per start (the embedded database; the first start creates the organization);
+   * a path: every start on that existing directory (a restart, as an operator's server runs every day after the first).
+   */
+  dataDir?: boolean | string;
 }
 
 /** The processes in the tree rooted at pid, and their resident memory together in KiB. */
@@ -96,7 +99,8 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 async function measureOnce(variant: Variant, port: number): Promise<{ readyMs: number; rssMiB: number; processes: number }> {
-  const dataDir = variant.dataDir ? mkdtempSync(path.join(tmpdir(), 'bench-startup-')) : undefined;
+  const fresh = variant.dataDir === true;
+  const dataDir = fresh ? mkdtempSync(path.join(tmpdir(), 'bench-startup-')) : typeof variant.dataDir === 'string' ? variant.dataDir : undefined;
   const started = performance.now();
   const child = spawn(variant.command, variant.args, {
     cwd: repo,
@@ -112,7 +116,7 @@ async function measureOnce(variant: Variant, port: number): Promise<{ readyMs: n
     return { readyMs: Math.round(readyMs), rssMiB: Math.round(rssKiB / 1024), processes };
   } finally {
     await stop(child);
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (fresh && dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -141,6 +145,16 @@ const variants: Variant[] = [
 const results: Record<string, unknown> = {};
 let port = 29_000;
 for (const variant of variants) results[variant.name] = await measure(variant, port++);
+
+// Restarts: a first start creates the directory's database and organization; the measured ones reopen it.
+const keptDataDir = mkdtempSync(path.join(tmpdir(), 'bench-startup-kept-'));
+try {
+  const restart: Variant = { name: 'compiled: node dist/src/server.js (embedded, restart on an existing data directory)', command: process.execPath, args: ['dist/src/server.js'], dataDir: keptDataDir };
+  await measureOnce({ ...restart, name: 'warm-up' }, port);
+  results[restart.name] = await measure(restart, port++);
+} finally {
+  rmSync(keptDataDir, { recursive: true, force: true });
+}
 
 if (process.env.BENCH_DATABASE_URL) {
   const database = await freshDatabase('bench_startup');

@@ -81,7 +81,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   } else {
     memoryTemplate ??= loadSharedTemplate();
     const spare = memoryTemplate ? takeSpareInstance() : undefined;
-    pglite = spare ?? await PGlite.create({ ...(await compiledModules()), ...(memoryTemplate ? { loadDataDir: memoryTemplate } : {}) });
+    pglite = spare ?? await PGlite.create({ ...(await compiledModules()), startParams: EMBEDDED_START_PARAMS, ...(memoryTemplate ? { loadDataDir: memoryTemplate } : {}) });
     if (memoryTemplate && !spare) await rememberTemplate(pglite);
   }
   const fromMigratedTemplate = !options.dataDir && memoryTemplate !== undefined;
@@ -90,6 +90,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }) });
   return { db, kind: 'pglite', pglite, fromMigratedTemplate, onConnectionLost: () => undefined, close: () => db.destroy() };
 }
+
+/*
+ * PGlite starts PostgreSQL with its default 128 MB of shared buffers and touches all of them at start:
+ * about 130 MiB of the process's resident memory before the first query. The embedded database is one
+ * process's own (no other backend shares its cache) and reads its files through the operating system's
+ * page cache, so 16 MB is enough; measured on a migrated data directory: 304 MiB RSS at 128 MB, 154 at
+ * 16 MB, 153 at 8 MB, and 20% less CPU to start an instance.
+ */
+const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
 /*
  * In-memory databases (tests) start from a template: PGlite's WebAssembly is compiled once per
@@ -120,7 +129,7 @@ export async function rememberMemoryTemplate(handle: DatabaseHandle): Promise<vo
 
 async function openEmbeddedDirectory(dir: string): Promise<PGlite> {
   try {
-    return await PGlite.create(`${dir}/pgdata`);
+    return await PGlite.create(`${dir}/pgdata`, { startParams: EMBEDDED_START_PARAMS });
   } catch (error) {
     throw new Error(
       `cannot open the embedded database in ${dir}/pgdata (is a server using it?): ${(error as Error).message}`,
