@@ -159,10 +159,11 @@ try {
 if (process.env.BENCH_DATABASE_URL) {
   const database = await freshDatabase('bench_startup');
   try {
-    const env = { DATABASE_URL: database.url, NATS_URL: process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222', NATS_STREAM: `BENCH_STARTUP_${Date.now()}` };
+    // One process: the issue's figure. The default on PostgreSQL is a process per core (node:cluster).
+    const env = { DATABASE_URL: database.url, NATS_URL: process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222', NATS_STREAM: `BENCH_STARTUP_${Date.now()}`, WEB_CONCURRENCY: '1' };
     // The first start migrates and creates the organization; the ones measured start on that log.
     await measureOnce({ name: 'warm-up', command: process.execPath, args: ['dist/src/server.js'], env }, port);
-    results['compiled on PostgreSQL + NATS (existing log)'] = await measure({ name: 'compiled on PostgreSQL + NATS (existing log)', command: process.execPath, args: ['dist/src/server.js'], env }, port++);
+    results['compiled on PostgreSQL + NATS (existing log, WEB_CONCURRENCY=1)'] = await measure({ name: 'compiled on PostgreSQL + NATS (existing log, WEB_CONCURRENCY=1)', command: process.execPath, args: ['dist/src/server.js'], env }, port++);
   } finally {
     await database.drop();
   }
