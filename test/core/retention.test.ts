@@ -5,6 +5,7 @@ import { tablesContaining, uniqueMarker } from '../helpers/marker-search.js';
 import { verifyChain } from '../../src/eventstore/verify.js';
 import { expiredMessageIds } from '../../src/services/retention.js';
 import { getDefaultRealm } from '../../src/read/realm.js';
+import { statementCounter } from '../helpers/statement-counter.js';
 
 const marker = uniqueMarker;
 const DAY_MS = 86_400_000;
@@ -45,4 +46,24 @@ t.test('retention: channel overrides, realm default, unlimited; the job shreds, 
   t.match(metrics.body, /forgetting_messages_shredded_total\{reason="retention"\} [1-9]/);
   t.match(metrics.body, /forgetting_job_runs [1-9]/);
   t.match(metrics.body, /forgetting_pending_shreds 0/);
+});
+
+t.test('retention: with no period anywhere no message row is read; with channel periods only those channels are', async (t) => {
+  const s = await startTestServer(t, { forgettingIntervalSeconds: 0 });
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const open = await createChannel(s, s.owner, 'open-ended', [alice]);
+  await sendStream(s, alice, open, 'topic', marker());
+  await sendDm(s, alice, [s.owner], marker());
+  const realm = (await getDefaultRealm(s.platform.db))!;
+  const later = new Date(Date.now() + 365 * DAY_MS);
+
+  const messageReads = statementCounter(s, (text) => /\bFROM messages\b/i.test(text));
+  t.teardown(() => messageReads.restore());
+  t.same(await expiredMessageIds(s.platform.db, realm, later), []);
+  t.equal(await s.forgetting.runOnce(later), true);
+  t.equal(messageReads.count(), 0, 'the default (unlimited everywhere) reads no message');
+
+  const short = await createChannel(s, s.owner, 'short-lived', [alice], { message_retention_days: 3 });
+  const shortId = await sendStream(s, alice, short, 'topic', marker());
+  t.same(await expiredMessageIds(s.platform.db, realm, later), [shortId], 'only the channel with its own period expires');
 });
