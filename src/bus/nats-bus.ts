@@ -1,4 +1,5 @@
 import { connect, headers, JSONCodec, type NatsConnection, type JetStreamClient, type JetStreamManager } from 'nats';
+import { randomUUID } from 'node:crypto';
 import type { StoredEvent } from '../eventstore/types.js';
 import type { Bus, WakeSignal } from './bus.js';
 
@@ -34,6 +35,8 @@ export class NatsBus implements Bus {
   private readonly wakeListeners: Array<(signal: WakeSignal) => void> = [];
   private closed = false;
   private readonly ready: Promise<void>;
+  /** Marks this bus's wake-ups (a pid is not unique across hosts). */
+  private readonly origin = randomUUID();
   /** When the stream was created, as last read: a stream made anew restarts its sequence numbers. */
   private streamCreated: string | undefined;
   /** The stream sequence and log position of the last event this process stored. */
@@ -84,7 +87,10 @@ export class NatsBus implements Bus {
         nc.subscribe(this.wakeSubject, {
           callback: (error, msg) => {
             if (error) return;
-            const signal = codec.decode(msg.data) as WakeSignal;
+            const { kind, position, origin } = codec.decode(msg.data) as WakeSignal & { origin?: string };
+            // This bus's own wake-ups reached its listeners when they were published.
+            if (origin === this.origin) return;
+            const signal: WakeSignal = { kind, position, remote: true };
             for (const listener of this.wakeListeners) listener(signal);
           },
         });
@@ -139,7 +145,7 @@ export class NatsBus implements Bus {
     for (const listener of this.wakeListeners) listener(signal);
     if (!this.nc || this.nc.isClosed()) return;
     try {
-      this.nc.publish(this.wakeSubject, codec.encode({ ...signal, origin: process.pid }));
+      this.nc.publish(this.wakeSubject, codec.encode({ kind: signal.kind, position: signal.position, origin: this.origin }));
     } catch {
       // Disconnected: readers catch up from the log on their next wake.
     }
