@@ -31,6 +31,7 @@ import { alertedUsers, realmRenderData, senderRenderContext } from './render-con
 import { claimableUploadPaths } from './attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { mutersAmong, usersMuting } from '../read/muted-users.js';
+import { findChannelForSending } from './channel-for-sending.js';
 import { isAdminRole } from '../domain/roles.js';
 import { deletedMessageGraceDays, shredMessages } from './forgetting.js';
 
@@ -113,27 +114,6 @@ async function findStream(db: Db, realmId: number, target: string | number): Pro
     : q.where(sql`lower(name)`, '=', canonicalStreamName(target).toLowerCase()).executeTakeFirst();
 }
 
-/** The channel, its subscribers, and an id for the message about to be sent to it, in one round trip. */
-async function findStreamForSending(
-  db: Db, realmId: number, senderId: number, target: string | number,
-): Promise<(StreamRow & { subscriber_ids: number[]; muter_ids: number[]; message_id: number }) | undefined> {
-  if (typeof target === 'number' && !isDbInt(target)) return undefined;
-  const q = db
-    .selectFrom('streams')
-    .selectAll()
-    .select(sql<number[] | null>`(SELECT array_agg(sub.user_id) FROM subscriptions sub WHERE sub.stream_id = streams.id AND sub.active)`.as('subscriber_ids'))
-    .select(sql<number[] | null>`(SELECT array_agg(m.user_id) FROM muted_users m WHERE m.muted_user_id = ${senderId})`.as('muter_ids'))
-    .select(sql<number>`nextval('message_id_seq')::int8`.as('message_id'))
-    .where('realm_id', '=', realmId)
-    .where('deactivated', '=', false);
-  const row = await (typeof target === 'number'
-    ? q.where('id', '=', target).executeTakeFirst()
-    : q.where(sql`lower(name)`, '=', canonicalStreamName(target).toLowerCase()).executeTakeFirst());
-  return row
-    ? { ...row, subscriber_ids: (row.subscriber_ids ?? []).map(Number), muter_ids: (row.muter_ids ?? []).map(Number), message_id: Number(row.message_id) }
-    : undefined;
-}
-
 // Recipient ids never change once assigned; cached per database.
 const recipientCaches = new WeakMap<object, Map<string, number>>();
 function recipientCacheOf(db: Db): Map<string, number> {
@@ -202,7 +182,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     if (params.topic === undefined) throw errors.badRequest('Missing topic');
     const target = parseStreamTarget(params.to);
     // One round trip for the channel, its subscribers and the message id: this is the hot path.
-    const stream = await findStreamForSending(ctx.db, realm.id, user.id, target);
+    const stream = await findChannelForSending(ctx.db, realm.id, user.id, target);
     if (!stream) throw streamMissing(target);
     messageId = stream.message_id;
     const subscribed = stream.subscriber_ids.includes(user.id);
