@@ -74,6 +74,8 @@ export class NatsBus implements Bus {
           maxReconnectAttempts: -1,
           reconnectTimeWait: 500,
           timeout: 2_000,
+          // This connection's own wake-ups are not sent back to it (its listeners had them already).
+          noEcho: true,
         });
         // close() came while connecting (a short CLI command): this connection must not keep the process alive.
         if (this.closed) {
