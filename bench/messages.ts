@@ -1,163 +1,290 @@
 /**
- * POST /messages throughput and latency (1, 8, 64 concurrent senders to one channel with 100
- * subscribers) against the plain fastify + pg ceiling (one INSERT per request), and GET /messages
- * latency for a channel+topic narrow (anchor newest, 100 messages) on 1,000,000 messages; real
- * PostgreSQL and NATS, over real HTTP. Writes bench/results/messages.json.
+ * Sends (issue 21): POST /messages to one channel of 100 subscribers from 1, 8 and 64 concurrent
+ * senders, against a server process (WEB_CONCURRENCY=1) on PostgreSQL + NATS, over real HTTP;
+ * beside the floor measured in the same run: a bare fastify process doing one INSERT per request on
+ * the same database (bench/insert-floor-server.ts). Then GET /messages latency for a channel+topic
+ * narrow (anchor newest, 100 messages) on 1,000,000 messages. Writes bench/results/messages.json.
  *
- *   npx tsx bench/messages.ts      (BENCH_SECONDS, BENCH_MESSAGES, BENCH_DATABASE_URL, BENCH_NATS_URL)
+ *   npx tsx bench/messages.ts   (BENCH_SECONDS, BENCH_ROUNDS, BENCH_LEVELS, BENCH_MESSAGES, BENCH_GETS,
+ *                                BENCH_LOG_LEVEL, BENCH_COMPARE_LOG_LEVEL, BENCH_SERVER_NODE_ARGS,
+ *                                BENCH_BASELINE_DIR, BENCH_DATABASE_URL, BENCH_NATS_URL)
+ *
+ * Every server under test is its own process with its own database, data directory and NATS
+ * stream, so the work a send leaves behind (folding, relaying to NATS) is done by the process that
+ * took the send and shows in its CPU time. Users are created as an admin would (POST /users) and
+ * fetch their own API keys (POST /fetch_api_key). Per level, the targets take turns (BENCH_ROUNDS
+ * rounds of BENCH_SECONDS each, the order reversed every other round), so a change in the shared
+ * machine's load colours all alike.
+ *
+ * BENCH_BASELINE_DIR: a checkout of another revision (with node_modules) run as one more target.
+ * BENCH_COMPARE_LOG_LEVEL (e.g. warn): one more server of this revision at that log level, to
+ * measure what request logging costs.
  *
  * The 1,000,000 messages for the read test are written straight into the read table with
  * generate_series: GET /messages reads only read tables, and folding a million log events first
  * would measure the projection runner instead.
  */
-import Fastify from 'fastify';
-import formbody from '@fastify/formbody';
-import { sql } from 'kysely';
-import pg from 'pg';
+import http from 'node:http';
 import os from 'node:os';
-import { loadConfig } from '../src/config.js';
-import { buildServer } from '../src/build-server.js';
-import { allProjections } from '../projections/index.js';
-import { createUser } from '../src/services/users.js';
-import { Role } from '../src/domain/roles.js';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { freshDatabase, percentile, throughput, writeResult } from './util.js';
+import { cpuTicks, freePort, loadAverage, MS_PER_TICK, startProcess, stopProcess } from './server-process.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,8,64').split(',').map(Number);
 const SUBSCRIBERS = 100;
 const SEED = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
 const GET_REQUESTS = Number(process.env.BENCH_GETS ?? 300);
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+const API = '/api/v1';
 
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+interface Reply { status: number; text: string }
+function request(port: number, method: string, url: string, auth?: string, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: url, agent, headers: {
+      ...(auth ? { authorization: auth } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } : {}),
+    } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+async function call(port: number, method: string, url: string, auth?: string, body?: Record<string, string>): Promise<any> {
+  const reply = await request(port, method, url, auth, body ? new URLSearchParams(body).toString() : undefined);
+  if (reply.status !== 200) throw new Error(`${method} ${url}: ${reply.status} ${reply.text}`);
+  return JSON.parse(reply.text);
+}
 const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
 
-async function post(url: string, auth: string | null, body: Record<string, string>): Promise<void> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(auth ? { authorization: auth } : {}) },
-    body: new URLSearchParams(body).toString(),
-  });
-  if (response.status !== 200) throw new Error(`${url}: ${response.status} ${await response.text()}`);
-  await response.arrayBuffer();
+/** Runs `task` over `items`, `width` at a time. */
+async function inParallel<T, R>(items: T[], width: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await task(items[i]!, i);
+    }
+  }));
+  return results;
 }
 
-const database = await freshDatabase('bench_messages');
-const config = {
-  ...loadConfig({ RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' }),
-  databaseUrl: database.url,
-  natsUrl: process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222',
-  natsStream: `BENCH_${Date.now()}`,
-  port: 0,
-};
-const server = await buildServer(config, { projections: allProjections });
-const ceilingApp = Fastify();
-const ceilingPool = new pg.Pool({ connectionString: database.url, max: 20 });
-try {
-  await server.fastify.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.fastify.server.address() as { port: number };
-  const base = `http://127.0.0.1:${address.port}/api/v1`;
-  const db = server.platform.db;
-  const owner = await db.selectFrom('users').selectAll().where('role', '=', Role.OWNER).executeTakeFirstOrThrow();
-  const ownerAuth = basic(owner.delivery_email, owner.api_key);
+interface Target {
+  name: string;
+  child: ChildProcess;
+  port: number;
+  url: string;
+  /** application_name of its database connections, to sum their CPU time. */
+  app: string;
+  dbPool: pg.Pool;
+  users: Array<{ id: number; auth: string }>;
+  streamId: number;
+}
 
-  console.log(`creating ${SUBSCRIBERS} users and a channel`);
-  const users: Array<{ id: number; auth: string }> = [];
-  for (let i = 0; i < SUBSCRIBERS; i++) {
+const cleanups: Array<() => Promise<unknown>> = [];
+const natsUrl = process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/** A server process on a fresh database, with 100 members subscribed to one channel. */
+async function startServer(name: string, logLevel: string, nodeArgs: string[], cwd?: string): Promise<Target> {
+  const database = await freshDatabase('bench_messages');
+  cleanups.push(() => database.drop());
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-messages-'));
+  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  const port = freePort();
+  const app = `bench-${name}`;
+  const child = await startProcess(nodeArgs, 'src/server.ts', {
+    DATABASE_URL: database.url,
+    NATS_URL: natsUrl,
+    NATS_STREAM: `BENCH_${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: logLevel,
+    RATE_LIMIT_PER_MINUTE: '0',
+    WEB_CONCURRENCY: '1',
+    PORT: String(port),
+    PGAPPNAME: app,
+  }, cwd);
+  cleanups.push(() => stopProcess(child));
+  const dbPool = new pg.Pool({ connectionString: database.url, max: 2 });
+  cleanups.push(() => dbPool.end());
+  const zuliprc = readFileSync(path.join(dataDir, 'zuliprc'), 'utf8');
+  const ownerAuth = basic(/email=(\S+)/.exec(zuliprc)![1]!, /key=(\S+)/.exec(zuliprc)![1]!);
+
+  console.log(`${name}: creating ${SUBSCRIBERS} members and a channel`);
+  const users = await inParallel(Array.from({ length: SUBSCRIBERS }, (_, i) => i), 4, async (i) => {
     const email = `sender${i}@example.com`;
-    const meta = { actorId: owner.id, realmId: owner.realm_id, client: 'bench', requestId: `bench-${i}`, now: new Date() };
-    const created = await createUser(server.platform, meta, { email, full_name: `Sender ${i}`, role: Role.MEMBER });
-    users.push({ id: created.user_id, auth: basic(email, created.api_key) });
-  }
-  await post(`${base}/users/me/subscriptions`, ownerAuth, {
-    subscriptions: JSON.stringify([{ name: 'bench' }]),
-    principals: JSON.stringify(users.map((u) => u.id)),
+    const password = randomUUID();
+    const { user_id: id } = await call(port, 'POST', `${API}/users`, ownerAuth, { email, full_name: `Sender ${i}`, password });
+    const { api_key: key } = await call(port, 'POST', `${API}/fetch_api_key`, undefined, { username: email, password });
+    return { id: id as number, auth: basic(email, key as string) };
   });
-  const stream = await db.selectFrom('streams').select('id').where('name', '=', 'bench').executeTakeFirstOrThrow();
-
-  // The ceiling: plain fastify + pg, one INSERT per request, same parsing and HTTP path.
-  await ceilingPool.query('CREATE TABLE plain_messages (id bigserial PRIMARY KEY, sender text NOT NULL, topic text NOT NULL, content text NOT NULL, date_sent bigint NOT NULL)');
-  await ceilingApp.register(formbody);
-  ceilingApp.post('/messages', async (request) => {
-    const body = request.body as Record<string, string>;
-    const result = await ceilingPool.query('INSERT INTO plain_messages (sender, topic, content, date_sent) VALUES ($1, $2, $3, $4) RETURNING id', [
-      request.headers.authorization ?? '', body.topic ?? '', body.content ?? '', Math.floor(Date.now() / 1000),
-    ]);
-    return { result: 'success', msg: '', id: Number(result.rows[0].id) };
+  await call(port, 'POST', `${API}/users/me/subscriptions`, ownerAuth, {
+    subscriptions: JSON.stringify([{ name: 'bench' }]), principals: JSON.stringify(users.map((u) => u.id)),
   });
-  await ceilingApp.listen({ host: '127.0.0.1', port: 0 });
-  const ceilingUrl = `http://127.0.0.1:${(ceilingApp.server.address() as { port: number }).port}/messages`;
+  const { stream_id: streamId } = await call(port, 'GET', `${API}/get_stream_id?stream=bench`, ownerAuth);
+  return { name, child, port, url: `${API}/messages`, app, dbPool, users, streamId };
+}
 
-  const send = [];
+function sendOnce(t: Target, w: number, i: number): Promise<void> {
+  const body = new URLSearchParams({ type: 'stream', to: String(t.streamId), topic: `topic ${w % 10}`, content: `message ${i} from ${w} with **some** markdown` }).toString();
+  return request(t.port, 'POST', t.url, t.users[w % t.users.length]!.auth, body).then((reply) => {
+    if (reply.status !== 200) throw new Error(`${t.name} POST /messages: ${reply.status} ${reply.text}`);
+  });
+}
+
+try {
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const server = await startServer('server', LOG_LEVEL, nodeArgs);
+  const targets: Target[] = [server];
+  const compareLevel = process.env.BENCH_COMPARE_LOG_LEVEL;
+  if (compareLevel) targets.push(await startServer(`server-${compareLevel}`, compareLevel, []));
+  const baselineDir = process.env.BENCH_BASELINE_DIR;
+  if (baselineDir) targets.push(await startServer('baseline', LOG_LEVEL, [], baselineDir));
+  const floorPort = freePort() + 1;
+  const floorDatabase = (await server.dbPool.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db;
+  const floorUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  floorUrl.pathname = `/${floorDatabase}`;
+  const floorChild = await startProcess([], 'bench/insert-floor-server.ts', { DATABASE_URL: floorUrl.toString(), PORT: String(floorPort), PGAPPNAME: 'bench-floor' });
+  cleanups.push(() => stopProcess(floorChild));
+  // The floor takes the same body and credentials as the server.
+  targets.unshift({ ...server, name: 'floor', child: floorChild, port: floorPort, url: '/messages', app: 'bench-floor' });
+
+  const backendPids = async (t: Target) =>
+    (await t.dbPool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [t.app])).rows.map((r) => r.pid);
+  const cpuOf = (pids: number[]) => new Map(pids.map((pid) => [pid, cpuTicks(pid)]));
+
+  console.log('warming up');
+  for (const t of targets) await throughput(8, 2000, (w, i) => sendOnce(t, w, i));
+
+  // Per target but the floor: its rows, one a level.
+  const rows = new Map<string, Array<Record<string, unknown>>>();
   for (const senders of LEVELS) {
-    const ours = await throughput(senders, SECONDS * 1000, async (w, i) => {
-      const user = users[w % users.length]!;
-      await post(`${base}/messages`, user.auth, { type: 'stream', to: String(stream.id), topic: `topic ${w % 10}`, content: `message ${i} from ${w} with **some** markdown` });
-    });
-    const ceiling = await throughput(senders, SECONDS * 1000, async (w, i) => {
-      await post(ceilingUrl, users[w % users.length]!.auth, { type: 'stream', to: String(stream.id), topic: `topic ${w % 10}`, content: `message ${i} from ${w} with **some** markdown` });
-    });
-    const row = {
-      senders,
-      messages_per_s: ours.perSecond,
-      p50_ms: percentile(ours.latencies, 50),
-      p99_ms: percentile(ours.latencies, 99),
-      ceiling_per_s: ceiling.perSecond,
-      ceiling_p50_ms: percentile(ceiling.latencies, 50),
-      ceiling_p99_ms: percentile(ceiling.latencies, 99),
-      ratio: Number((ours.perSecond / ceiling.perSecond).toFixed(2)),
+    const loadBefore = loadAverage();
+    const figures = new Map(targets.map((t) => [t.name, { latencies: [] as number[], ops: 0, seconds: 0, cpuMs: 0, dbCpuMs: 0, perRound: [] as number[] }]));
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? targets : [...targets].reverse();
+      for (const t of order) {
+        const f = figures.get(t.name)!;
+        const processBefore = cpuTicks(t.child.pid!);
+        const dbBefore = cpuOf(await backendPids(t));
+        const run = await throughput(senders, SECONDS * 1000, (w, i) => sendOnce(t, w, i));
+        const processAfter = cpuTicks(t.child.pid!);
+        const dbAfter = cpuOf(await backendPids(t));
+        f.latencies.push(...run.latencies);
+        f.ops += run.ops;
+        f.seconds += run.ops / run.perSecond;
+        f.perRound.push(run.perSecond);
+        f.cpuMs += (processAfter - processBefore) * MS_PER_TICK;
+        for (const [pid, ticks] of dbAfter) f.dbCpuMs += (ticks - (dbBefore.get(pid) ?? 0)) * MS_PER_TICK;
+        console.log(`${senders} senders, round ${round + 1}: ${t.name} ${run.perSecond}/s p50 ${percentile(run.latencies, 50)} p99 ${percentile(run.latencies, 99)} ms (load ${loadAverage()[0]})`);
+      }
+    }
+    const loadAfter = loadAverage();
+    const summary = (name: string) => {
+      const f = figures.get(name)!;
+      return {
+        messages_per_s: Math.round(f.ops / f.seconds),
+        p50_ms: percentile(f.latencies, 50),
+        p99_ms: percentile(f.latencies, 99),
+        process_cpu_ms_per_send: Number((f.cpuMs / f.ops).toFixed(3)),
+        database_cpu_ms_per_send: Number((f.dbCpuMs / f.ops).toFixed(3)),
+        per_s_by_round: f.perRound.join(' / '),
+      };
     };
-    send.push(row);
-    console.log(JSON.stringify(row));
+    const floor = summary('floor');
+    // One flat row per level (docs/PERFORMANCE.md shows each list as a table).
+    const rowOf = (name: string) => {
+      const ours = summary(name);
+      return {
+        senders,
+        ...ours,
+        floor_per_s: floor.messages_per_s,
+        floor_p50_ms: floor.p50_ms,
+        floor_p99_ms: floor.p99_ms,
+        floor_process_cpu_ms_per_send: floor.process_cpu_ms_per_send,
+        floor_database_cpu_ms_per_send: floor.database_cpu_ms_per_send,
+        floor_per_s_by_round: floor.per_s_by_round,
+        ratio: Number((ours.messages_per_s / floor.messages_per_s).toFixed(2)),
+        p99_ratio: Number((ours.p99_ms / floor.p99_ms).toFixed(2)),
+        load_average_before: loadBefore.join(' / '),
+        load_average_after: loadAfter.join(' / '),
+      };
+    };
+    for (const t of targets) {
+      if (t.name === 'floor') continue;
+      const row = rowOf(t.name);
+      rows.set(t.name, [...(rows.get(t.name) ?? []), row]);
+      console.log(t.name, JSON.stringify(row));
+    }
   }
 
   console.log(`seeding ${SEED} messages`);
+  const pool = server.dbPool;
   const seedStarted = performance.now();
-  const recipient = await db.selectFrom('messages').select('recipient_id').where('stream_id', '=', stream.id).limit(1).executeTakeFirstOrThrow();
-  const max = await db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirstOrThrow();
-  const start = Number(max.m ?? 0) + 1;
+  const { realm_id: realmId, recipient_id: recipientId } = (await pool.query<{ realm_id: number; recipient_id: number }>(
+    'SELECT realm_id, recipient_id FROM messages WHERE stream_id = $1 LIMIT 1', [server.streamId])).rows[0]!;
+  const start = Number((await pool.query('SELECT max(id) AS m FROM messages')).rows[0].m ?? 0) + 1;
   const chunk = 200_000;
   for (let from = 0; from < SEED; from += chunk) {
     const count = Math.min(chunk, SEED - from);
-    await sql`
+    await pool.query(`
       INSERT INTO messages (id, realm_id, stream_id, topic, sender_id, date_sent, content, rendered_content, recipient_id, dm_key, client,
         is_me_message, has_link, has_image, has_attachment, stream_wildcard, topic_wildcard, last_edit_timestamp, edit_history, version)
-      SELECT ${start + from} + g, ${owner.realm_id}, ${stream.id}, 'seed topic ' || (g % 100), ${users[0]!.id}, 1700000000 + g,
-        'seeded message number ' || g, '<p>seeded message number ' || g || '</p>', ${recipient.recipient_id}, NULL, 'bench',
+      SELECT $1::int + g, $2::int, $3::int, 'seed topic ' || (g % 100), $4::int, 1700000000 + g,
+        'seeded message number ' || g, '<p>seeded message number ' || g || '</p>', $5::int, NULL, 'bench',
         false, false, false, false, false, false, NULL, NULL, 1
-      FROM generate_series(0, ${count - 1}) AS g`.execute(db);
+      FROM generate_series(0, $6::int - 1) AS g`,
+    [start + from, realmId, server.streamId, server.users[0]!.id, recipientId, count]);
   }
-  await sql`SELECT setval('message_id_seq', ${start + SEED})`.execute(db);
-  await sql`ANALYZE messages`.execute(db);
+  await pool.query(`SELECT setval('message_id_seq', $1::int)`, [start + SEED]);
+  await pool.query('ANALYZE messages');
   const seedSeconds = (performance.now() - seedStarted) / 1000;
-  const total = await db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const total = Number((await pool.query('SELECT count(*) AS n FROM messages')).rows[0].n);
 
-  const reader = users[1]!;
+  const reader = server.users[1]!;
   const latencies: number[] = [];
   for (let i = 0; i < GET_REQUESTS; i++) {
-    const narrow = JSON.stringify([{ operator: 'channel', operand: stream.id }, { operator: 'topic', operand: `seed topic ${i % 100}` }]);
-    const url = `${base}/messages?${new URLSearchParams({ anchor: 'newest', num_before: '100', num_after: '0', narrow })}`;
+    const narrow = JSON.stringify([{ operator: 'channel', operand: server.streamId }, { operator: 'topic', operand: `seed topic ${i % 100}` }]);
+    const url = `${API}/messages?${new URLSearchParams({ anchor: 'newest', num_before: '100', num_after: '0', narrow })}`;
     const t0 = performance.now();
-    const response = await fetch(url, { headers: { authorization: reader.auth } });
-    const body = (await response.json()) as { messages: unknown[] };
+    const reply = await request(server.port, 'GET', url, reader.auth);
+    if (reply.status !== 200) throw new Error(`GET /messages: ${reply.status} ${reply.text}`);
+    const body = JSON.parse(reply.text) as { messages: unknown[] };
     if (i >= 10) latencies.push(performance.now() - t0); // the first few warm the caches
     if (body.messages.length !== 100) throw new Error(`expected 100 messages, got ${body.messages.length}`);
   }
-  const get = { messages_in_database: Number(total.n), requests: latencies.length, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99) };
+  const get = { messages_in_database: total, requests: latencies.length, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99), load_average: loadAverage().join(' / ') };
   console.log(JSON.stringify(get));
 
-  const file = writeResult('messages', {
+  const file = writeResult(process.env.BENCH_RESULT_NAME ?? 'messages', {
     benchmark: 'messages',
     date: new Date().toISOString(),
-    seconds_per_level: SECONDS,
     machine: { cpus: os.cpus().length },
-    setup: { subscribers: SUBSCRIBERS, transport: 'HTTP on 127.0.0.1', database: 'PostgreSQL', bus: 'NATS', seed_seconds: Number(seedSeconds.toFixed(1)) },
-    targets: { ratio_at_64_senders: '>= 0.3', send_p99_ms_at_8_senders: '< 50', get_p99_ms_at_1m: '< 20' },
-    send,
+    setup: {
+      request: 'POST /messages, type=stream to a channel of 100 subscribers, one of 10 topics, a line of Markdown',
+      server: `one process per target (WEB_CONCURRENCY=1), each on its own database and NATS stream, LOG_LEVEL=${LOG_LEVEL} unless named, PostgreSQL + NATS, HTTP on 127.0.0.1, keep-alive clients`,
+      floor: 'bare fastify process (form body), one INSERT ... RETURNING id per request on the server\'s database',
+      measured: `per level, ${ROUNDS} rounds of ${SECONDS} s, ${targets.map((t) => t.name).join(', ')} taking turns (order reversed every other round)`,
+      ...(baselineDir ? { baseline: baselineDir } : {}),
+      seed_seconds: Number(seedSeconds.toFixed(1)),
+    },
+    targets: { ratio_at_64_senders: '>= 0.35', p99_ratio_at_8_senders: '<= 3', get_p99_ms_at_1m: '< 20' },
+    send: rows.get('server'),
+    ...Object.fromEntries([...rows].filter(([name]) => name !== 'server').map(([name, list]) => [name, list])),
     get,
   });
   console.log(`written to ${file}`);
 } finally {
-  await ceilingApp.close();
-  await ceilingPool.end();
-  await server.close();
-  await database.drop();
+  agent.destroy();
+  for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.error(error));
 }

@@ -41,9 +41,12 @@ export async function throughput(concurrency: number, ms: number, worker: (w: nu
       ops += 1;
     }
   });
+  // A failed request must not go unhandled meanwhile (the process would exit without its cleanup).
+  const all = Promise.all(loops);
+  all.catch(() => undefined);
   await new Promise((r) => setTimeout(r, ms));
   stop = true;
-  await Promise.all(loops);
+  await all;
   const seconds = (performance.now() - started) / 1000;
   return { ops, perSecond: Math.round(ops / seconds), latencies };
 }

@@ -98,7 +98,8 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
       revocations = new KeyRevocationFollower(db, store.crypto);
       await revocations.start();
       const follower = revocations;
-      bus.onWake((signal) => signal.kind === 'appended' && void follower.kick());
+      // This process's own shreds evicted their keys when it destroyed them.
+      bus.onWake((signal) => signal.kind === 'appended' && signal.remote === true && void follower.kick());
     }
   }
   const presence = { tracker: new PresenceTracker(db), snapshots: new PresenceSnapshots(db, (tables) => projections.tablesVersion(tables)), bodies: new PresenceBodies() };

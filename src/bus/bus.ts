@@ -21,4 +21,6 @@ export interface WakeSignal {
   /** 'appended': the log grew; 'projected': the read tables reached `position`. */
   kind: 'appended' | 'projected';
   position: number;
+  /** Set when another process sent it. */
+  remote?: boolean;
 }

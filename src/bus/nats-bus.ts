@@ -1,4 +1,5 @@
 import { connect, headers, JSONCodec, type NatsConnection, type JetStreamClient, type JetStreamManager } from 'nats';
+import { randomUUID } from 'node:crypto';
 import type { StoredEvent } from '../eventstore/types.js';
 import type { Bus, WakeSignal } from './bus.js';
 
@@ -34,6 +35,12 @@ export class NatsBus implements Bus {
   private readonly wakeListeners: Array<(signal: WakeSignal) => void> = [];
   private closed = false;
   private readonly ready: Promise<void>;
+  /** Marks this bus's wake-ups (a pid is not unique across hosts). */
+  private readonly origin = randomUUID();
+  /** When the stream was created, as last read: a stream made anew restarts its sequence numbers. */
+  private streamCreated: string | undefined;
+  /** The stream sequence and log position of the last event this process stored. */
+  private lastStored: { created: string; seq: number; position: number } | undefined;
 
   /** JetStream stream holding the log; subjects are `<stream>.events.<type>`, wake-ups `<stream>.wake`. */
   readonly stream: string;
@@ -67,6 +74,8 @@ export class NatsBus implements Bus {
           maxReconnectAttempts: -1,
           reconnectTimeWait: 500,
           timeout: 2_000,
+          // This connection's own wake-ups are not sent back to it (its listeners had them already).
+          noEcho: true,
         });
         // close() came while connecting (a short CLI command): this connection must not keep the process alive.
         if (this.closed) {
@@ -80,7 +89,10 @@ export class NatsBus implements Bus {
         nc.subscribe(this.wakeSubject, {
           callback: (error, msg) => {
             if (error) return;
-            const signal = codec.decode(msg.data) as WakeSignal;
+            const { kind, position, origin } = codec.decode(msg.data) as WakeSignal & { origin?: string };
+            // This bus's own wake-ups reached its listeners when they were published.
+            if (origin === this.origin) return;
+            const signal: WakeSignal = { kind, position, remote: true };
             for (const listener of this.wakeListeners) listener(signal);
           },
         });
@@ -135,7 +147,7 @@ export class NatsBus implements Bus {
     for (const listener of this.wakeListeners) listener(signal);
     if (!this.nc || this.nc.isClosed()) return;
     try {
-      this.nc.publish(this.wakeSubject, codec.encode({ ...signal, origin: process.pid }));
+      this.nc.publish(this.wakeSubject, codec.encode({ kind: signal.kind, position: signal.position, origin: this.origin }));
     } catch {
       // Disconnected: readers catch up from the log on their next wake.
     }
@@ -149,12 +161,22 @@ export class NatsBus implements Bus {
     if (this.refusal) throw new Error(this.refusal);
     const js = this.js;
     if (!js) throw new Error('NATS is not connected');
-    for (const event of events) {
+    // Sent back to back rather than one round trip each. Each after the first names its predecessor
+    // (expected last message id): should one be lost, JetStream refuses those after it instead of
+    // storing a gap, and the next relay pass starts again from the last one stored.
+    const acks = events.map((event, i) => {
       const h = headers();
       h.set(POSITION_HEADER, String(event.position));
       h.set(LOG_HEADER, this.scope.logId);
-      await js.publish(`${this.subjectPrefix}.${event.type}`, codec.encode(event), { msgID: event.event_id, headers: h, timeout: 5_000 });
-    }
+      return js.publish(`${this.subjectPrefix}.${event.type}`, codec.encode(event), {
+        msgID: event.event_id, headers: h, timeout: 5_000, ...(i > 0 ? { expect: { lastMsgID: events[i - 1]!.event_id } } : {}),
+      });
+    });
+    const results = await Promise.allSettled(acks);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const last = results.at(-1);
+    if (last?.status === 'fulfilled' && this.streamCreated) this.lastStored = { created: this.streamCreated, seq: last.value.seq, position: events.at(-1)!.position };
   }
 
   async lastPublishedPosition(): Promise<number | undefined> {
@@ -162,7 +184,10 @@ export class NatsBus implements Bus {
     const jsm = this.jsm;
     if (!jsm) throw new Error('NATS is not connected');
     const info = await jsm.streams.info(this.stream);
+    this.streamCreated = info.created;
     if (info.state.messages === 0) return 0;
+    // Still the last one this process stored: its position is known without reading it back.
+    if (this.lastStored?.created === info.created && this.lastStored.seq === info.state.last_seq) return this.lastStored.position;
     const msg = await jsm.streams.getMessage(this.stream, { seq: info.state.last_seq });
     return Number(msg.header.get(POSITION_HEADER) || 0);
   }

@@ -10,7 +10,12 @@ export async function listMutedUsers(db: Db, userId: number): Promise<Array<{ id
 export async function usersMuting(db: Db, senderId: number, userIds: readonly number[]): Promise<number[]> {
   // A sender is muted by few users: read those (by the index) and keep the receivers among them.
   const rows = await db.selectFrom('muted_users').select('user_id').where('muted_user_id', '=', senderId).execute();
-  if (rows.length === 0) return [];
+  return mutersAmong(rows.map((r) => r.user_id), userIds);
+}
+
+/** Those of `muterIds` (everyone who muted a sender) who are among `userIds`, in order. */
+export function mutersAmong(muterIds: readonly number[], userIds: readonly number[]): number[] {
+  if (muterIds.length === 0) return [];
   const receivers = new Set(userIds);
-  return rows.map((r) => r.user_id).filter((id) => receivers.has(id)).sort((a, b) => a - b);
+  return muterIds.filter((id) => receivers.has(id)).sort((a, b) => a - b);
 }

@@ -30,7 +30,8 @@ import { DEFAULT_REALM_PROPERTIES } from '../domain/realm/defaults.js';
 import { alertedUsers, realmRenderData, senderRenderContext } from './render-context.js';
 import { claimableUploadPaths } from './attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
-import { usersMuting } from '../read/muted-users.js';
+import { mutersAmong, usersMuting } from '../read/muted-users.js';
+import { findChannelForSending } from './channel-for-sending.js';
 import { isAdminRole } from '../domain/roles.js';
 import { deletedMessageGraceDays, shredMessages } from './forgetting.js';
 
@@ -113,22 +114,6 @@ async function findStream(db: Db, realmId: number, target: string | number): Pro
     : q.where(sql`lower(name)`, '=', canonicalStreamName(target).toLowerCase()).executeTakeFirst();
 }
 
-/** The channel, its subscribers, and an id for the message about to be sent to it, in one round trip. */
-async function findStreamForSending(db: Db, realmId: number, target: string | number): Promise<(StreamRow & { subscriber_ids: number[]; message_id: number }) | undefined> {
-  if (typeof target === 'number' && !isDbInt(target)) return undefined;
-  const q = db
-    .selectFrom('streams')
-    .selectAll()
-    .select(sql<number[] | null>`(SELECT array_agg(sub.user_id) FROM subscriptions sub WHERE sub.stream_id = streams.id AND sub.active)`.as('subscriber_ids'))
-    .select(sql<number>`nextval('message_id_seq')::int8`.as('message_id'))
-    .where('realm_id', '=', realmId)
-    .where('deactivated', '=', false);
-  const row = await (typeof target === 'number'
-    ? q.where('id', '=', target).executeTakeFirst()
-    : q.where(sql`lower(name)`, '=', canonicalStreamName(target).toLowerCase()).executeTakeFirst());
-  return row ? { ...row, subscriber_ids: (row.subscriber_ids ?? []).map(Number), message_id: Number(row.message_id) } : undefined;
-}
-
 // Recipient ids never change once assigned; cached per database.
 const recipientCaches = new WeakMap<object, Map<string, number>>();
 function recipientCacheOf(db: Db): Map<string, number> {
@@ -190,12 +175,14 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   let receivers: number[];
   let dmUserIds: number[] = [];
   let recipientKey: string;
+  // Who muted the sender: a stream send reads it with the channel.
+  let muterIds: number[] | undefined;
   if (type === 'stream' || type === 'channel') {
     if (params.to === undefined) throw errors.badRequest('Missing channel');
     if (params.topic === undefined) throw errors.badRequest('Missing topic');
     const target = parseStreamTarget(params.to);
     // One round trip for the channel, its subscribers and the message id: this is the hot path.
-    const stream = await findStreamForSending(ctx.db, realm.id, target);
+    const stream = await findChannelForSending(ctx.db, realm.id, user.id, target);
     if (!stream) throw streamMissing(target);
     messageId = stream.message_id;
     const subscribed = stream.subscriber_ids.includes(user.id);
@@ -207,6 +194,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     streamId = stream.id;
     receivers = [...new Set([...stream.subscriber_ids, user.id])];
     recipientKey = `stream:${stream.id}`;
+    muterIds = stream.muter_ids;
   } else if (type === 'private' || type === 'direct') {
     if (params.to === undefined) throw errors.missingArgument('to');
     const targets = parseDmTargets(params.to);
@@ -243,7 +231,8 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   }
   const alerted = alertedUsers(data.alertWords, receivers.filter((id) => id !== user.id), content);
   const topicWildcardUserIds = rendered.topicWildcard && streamId !== null ? await topicParticipants(ctx.db, streamId, topic, user.id, receiverSet) : [];
-  const muters = await usersMuting(ctx.db, user.id, receivers.filter((id) => id !== user.id));
+  const others = receivers.filter((id) => id !== user.id);
+  const muters = muterIds ? mutersAmong(muterIds, others) : await usersMuting(ctx.db, user.id, others);
   const recipientId = await recipientIdFor(ctx, recipientKey);
   const id = await messageId;
   const events = decideSendMessage({

@@ -112,3 +112,32 @@ t.test('muted_users events keep the registered state equal to a fresh one', asyn
   const other = await verifyAction(t, s, bob, () => s.api('POST', `/users/me/muted_users/${bob.id === alice.id ? carol.id : alice.id}`, carol), { register });
   t.same(other, [], "another user's mutes are not sent to Bob");
 });
+
+t.test('concurrent sends to one channel from several senders: distinct ids, each sender\'s own muters', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const carol = await s.user(Role.MEMBER, 'Carol');
+  const dave = await s.user(Role.MEMBER, 'Dave');
+  const channel = await createChannel(s, bob, 'busy', { subscribers: [alice.id, bob.id, carol.id, dave.id] });
+  t.equal((await s.api('POST', `/users/me/muted_users/${bob.id}`, alice)).status, 200);
+  t.equal((await s.api('POST', `/users/me/muted_users/${carol.id}`, dave)).status, 200);
+  const senders = [bob, carol, dave, bob, carol, dave, bob, carol, dave, bob, carol, dave];
+  // Sent together, to the channel by id and by name: the look-ups are shared while one is out.
+  const sent = await Promise.all(senders.map((sender, i) =>
+    s.api('POST', '/messages', sender, { type: 'stream', to: i % 2 ? channel : 'busy', topic: 't', content: `message ${i}` })));
+  t.same(sent.map((r) => r.status), senders.map(() => 200));
+  const ids = sent.map((r) => r.body.id as number);
+  t.equal(new Set(ids).size, ids.length, 'every message its own id');
+  const readFor = async (user: typeof alice, id: number) => ((await s.api('GET', `/messages/${id}`, user)).body.message.flags as string[]).includes('read');
+  for (const [i, sender] of senders.entries()) {
+    const id = ids[i]!;
+    const message = (await s.api('GET', `/messages/${id}`, alice)).body.message;
+    t.equal(message.content, `<p>message ${i}</p>`, `message ${i} holds its own text`);
+    t.equal(message.sender_id, sender.id);
+    t.equal(await readFor(alice, id), sender === bob, `message ${i}: read for Alice only if Bob sent it`);
+    t.equal(await readFor(dave, id), sender === carol || sender === dave, `message ${i}: read for Dave if Carol (muted) or Dave himself sent it`);
+  }
+  const missing = await Promise.all([1, 2].map(() => s.api('POST', '/messages', bob, { type: 'stream', to: 'no such channel', topic: 't', content: 'x' })));
+  t.same(missing.map((r) => r.body.code), ['STREAM_DOES_NOT_EXIST', 'STREAM_DOES_NOT_EXIST'], 'concurrent sends to a missing channel are all refused');
+});

@@ -10,7 +10,7 @@ const POLL_MS = 2_000;
  * them at once, and a process folding the log evicts them when its projections read the shred
  * event; but a replica that runs no projection (another one holds the lock) would keep serving
  * a cached key to its event queues and audit readers. This follower reads only the key-destroying
- * events after its cursor, on every wake-up from the bus and every POLL_MS in case one is lost.
+ * events after its cursor, on every wake-up from another process and every POLL_MS in case one is lost.
  * Until it runs, a replica may open a just-shredded value for at most that long.
  */
 export class KeyRevocationFollower {

@@ -1,0 +1,79 @@
+import t from 'tap';
+import { randomUUID } from 'node:crypto';
+import { connect } from 'nats';
+import { NatsBus } from '../../src/bus/nats-bus.js';
+import type { WakeSignal } from '../../src/bus/bus.js';
+import type { StoredEvent } from '../../src/eventstore/types.js';
+
+const natsUrl = process.env.TEST_NATS_URL;
+const skip = !natsUrl && 'NATS only (TEST_NATS_URL)';
+
+function openBus(stream: string, logId: string): NatsBus {
+  return new NatsBus(natsUrl!, stream, { logId, hasEvent: async () => true });
+}
+const freshStream = () => `TEST_BUS_${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`;
+
+async function until(check: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
+t.test('a wake-up reaches its own process once, and other processes marked remote', { skip }, async (t) => {
+  const stream = freshStream();
+  const logId = randomUUID();
+  const a = openBus(stream, logId);
+  const b = openBus(stream, logId);
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+    const nc = await connect({ servers: natsUrl });
+    await (await nc.jetstreamManager()).streams.delete(stream).catch(() => undefined);
+    await nc.close();
+  });
+  t.ok(await a.waitConnected(5_000) && await b.waitConnected(5_000), 'both connected');
+  const seenByA: WakeSignal[] = [];
+  const seenByB: WakeSignal[] = [];
+  a.onWake((signal) => seenByA.push(signal));
+  b.onWake((signal) => seenByB.push(signal));
+  a.publishWake({ kind: 'appended', position: 7 });
+  await until(() => seenByB.length > 0);
+  // Time for an echo to come back to A, were it delivered.
+  b.publishWake({ kind: 'projected', position: 8 });
+  await until(() => seenByA.length > 1);
+  await new Promise((r) => setTimeout(r, 200));
+  t.same(seenByA, [{ kind: 'appended', position: 7 }, { kind: 'projected', position: 8, remote: true }], 'A: its own at once, B\'s as remote, no echo');
+  t.same(seenByB, [{ kind: 'appended', position: 7, remote: true }, { kind: 'projected', position: 8 }], 'B: the same, seen from the other side');
+});
+
+t.test('published events land in order; one whose predecessor is not the last stored is refused', { skip }, async (t) => {
+  const stream = freshStream();
+  const logId = randomUUID();
+  const bus = openBus(stream, logId);
+  const nc = await connect({ servers: natsUrl });
+  const jsm = await nc.jetstreamManager();
+  t.teardown(async () => {
+    await bus.close();
+    await jsm.streams.delete(stream).catch(() => undefined);
+    await nc.close();
+  });
+  t.ok(await bus.waitConnected(5_000), 'connected');
+  const event = (position: number): StoredEvent => ({
+    position, event_id: randomUUID(), stream_id: 'probe', stream_version: position, type: 'Probe', schema_version: 1, data: { position }, metadata: {} as StoredEvent['metadata'], hash: '',
+  });
+  const events = Array.from({ length: 50 }, (_, i) => event(i + 1));
+  t.equal(await bus.lastPublishedPosition(), 0, 'an empty stream');
+  await bus.publishEvents(events.slice(0, 40));
+  await bus.publishEvents(events.slice(40));
+  const info = await jsm.streams.info(stream);
+  t.equal(info.state.messages, 50, 'every event stored once');
+  const positions: number[] = [];
+  for (let seq = 1; seq <= 50; seq++) positions.push(Number((await jsm.streams.getMessage(stream, { seq })).header.get('Chat-Position')));
+  t.same(positions, events.map((e) => e.position), 'in log order');
+  t.equal(await bus.lastPublishedPosition(), 50, 'the last stored position');
+
+  // An already stored event (a duplicate, dropped) followed by a new one: the new one names a
+  // predecessor that is not the stream's last message, so it is refused rather than stored.
+  await t.rejects(bus.publishEvents([events[10]!, event(51)]), 'the batch fails');
+  t.equal((await jsm.streams.info(stream)).state.messages, 50, 'nothing stored after the mismatch');
+  t.equal(await bus.lastPublishedPosition(), 50, 'the relay would start again after 50');
+});
