@@ -28,7 +28,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { freshDatabase, percentile, throughput, writeResult } from './util.js';
-import { cpuTicks, freePort, loadAverage, MS_PER_TICK, sleep, startProcess, stopProcess } from './server-process.js';
+import { cpuTicks, freePort, loadAverage, MS_PER_TICK, sleep, startProcess, startServerProcess, stopProcess } from './server-process.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -84,12 +84,12 @@ try {
     PORT: String(serverPort),
     PGAPPNAME: 'bench-server',
   };
-  server = await startProcess((process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), 'src/server.ts', serverEnv);
+  server = await startServerProcess((process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), serverEnv);
   if (baselineDir) {
     // The same key-encryption key: both open the same database's data keys.
     const baselineData = mkdtempSync(path.join(os.tmpdir(), 'bench-history-baseline-'));
     copyFileSync(path.join(dataDir, 'data-key-secret'), path.join(baselineData, 'data-key-secret'));
-    baseline = await startProcess([], 'src/server.ts', { ...serverEnv, DATA_DIR: baselineData, PORT: String(baselinePort), PGAPPNAME: 'bench-baseline' }, baselineDir);
+    baseline = await startServerProcess([], { ...serverEnv, DATA_DIR: baselineData, PORT: String(baselinePort), PGAPPNAME: 'bench-baseline' }, baselineDir);
   }
   const api = '/api/v1';
   const ownerKey = /key=(\S+)/.exec(readFileSync(path.join(dataDir, 'zuliprc'), 'utf8'))![1]!;

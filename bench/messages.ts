@@ -32,7 +32,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { freshDatabase, percentile, throughput, writeResult } from './util.js';
-import { cpuTicks, freePort, loadAverage, MS_PER_TICK, startProcess, stopProcess } from './server-process.js';
+import { cpuTicks, freePort, loadAverage, MS_PER_TICK, startProcess, startServerProcess, stopProcess } from './server-process.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -103,7 +103,7 @@ async function startServer(name: string, logLevel: string, nodeArgs: string[], c
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   const port = freePort();
   const app = `bench-${name}`;
-  const child = await startProcess(nodeArgs, 'src/server.ts', {
+  const child = await startServerProcess(nodeArgs, {
     DATABASE_URL: database.url,
     NATS_URL: natsUrl,
     NATS_STREAM: `BENCH_${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`,
