@@ -38,6 +38,7 @@ const BOT_RATE = Number(process.env.BENCH_BOT_RATE ?? 100);
 const OTHERS_RATE = 20;
 const FLOOR_RATE = 10;
 const API = '/api/v1';
+const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 interface Reply { status: number; text: string }
@@ -102,8 +103,8 @@ interface Target {
   polls: number;
 }
 
-interface Phase { latencies: number[]; floor: number[]; requests: number; cpuMs: number; dbCpuMs: number; loads: string[] }
-const phase = (): Phase => ({ latencies: [], floor: [], requests: 0, cpuMs: 0, dbCpuMs: 0, loads: [] });
+interface Phase { name: string; latencies: number[]; floor: number[]; requests: number; cpuMs: number; dbCpuMs: number; loads: string[] }
+const phase = (name: string): Phase => ({ name, latencies: [], floor: [], requests: 0, cpuMs: 0, dbCpuMs: 0, loads: [] });
 
 /** A server process on a database and NATS stream of its own, with 50 members, a bot and a channel. */
 async function startTarget(name: string, dir: string | undefined, nodeArgs: string[]): Promise<{ target: Target; cleanup: () => Promise<void> }> {
@@ -165,6 +166,7 @@ async function cpuOf(t: Target): Promise<{ process: number; db: Map<number, numb
 /** Runs `body` as one measured stretch of `into`: CPU, load and floor probes (unless `probe` is false) around it. */
 async function measured(t: Target, into: Phase, seconds: number, body: () => Promise<number>, probe = true): Promise<void> {
   const before = await cpuOf(t);
+  const started = process.hrtime.bigint();
   into.loads.push(loadAverage()[0]!.toFixed(2));
   const [requests] = await Promise.all([
     body(),
@@ -175,6 +177,8 @@ async function measured(t: Target, into: Phase, seconds: number, body: () => Pro
     }) : Promise.resolve([]),
   ]);
   const after = await cpuOf(t);
+  // The monotonic clock a server's --cpu-prof samples carry: a profile can be cut to one phase.
+  if (nodeArgs.length > 0) console.log(`phase ${t.name} ${into.name} ${started / 1000n} ${process.hrtime.bigint() / 1000n} us`);
   into.requests += requests;
   into.cpuMs += (after.process - before.process) * MS_PER_TICK;
   for (const [pid, ticks] of after.db) into.dbCpuMs += (ticks - (before.db.get(pid) ?? 0)) * MS_PER_TICK;
@@ -221,7 +225,7 @@ const otherSend = (t: Target) => (i: number) =>
     .then((r) => r.ms);
 
 interface Figures { votes: Phase; putsAlone: Phase; othersAlone: Phase; botPhase: Phase; puts: number[]; botSends: number[]; othersWithBot: number[] }
-const figuresFor = (): Figures => ({ votes: phase(), putsAlone: phase(), othersAlone: phase(), botPhase: phase(), puts: [], botSends: [], othersWithBot: [] });
+const figuresFor = (): Figures => ({ votes: phase('votes'), putsAlone: phase('puts-alone'), othersAlone: phase('others-alone'), botPhase: phase('bot'), puts: [], botSends: [], othersWithBot: [] });
 
 async function round(t: Target, f: Figures): Promise<void> {
   await votePhase(t, f.votes);
@@ -268,7 +272,6 @@ const report = (f: Figures) => ({
   other_sends_with_bot: { rate_per_s: OTHERS_RATE, ...summary(f.othersWithBot) },
 });
 
-const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const baselineDir = process.env.BENCH_BASELINE_DIR;
 const cleanups: Array<() => Promise<void>> = [];
 try {
