@@ -163,7 +163,7 @@ interface KnownStorage {
 
 /** Per log and bot (see ownWritesByLog), at most KNOWN_BOTS of them, the least recently written dropped first. */
 const knownByLog = new WeakMap<object, Map<number, KnownStorage>>();
-const KNOWN_BOTS = 10_000;
+const KNOWN_BOTS = 1_000;
 const knownOf = (ctx: ServiceContext): Map<number, KnownStorage> => {
   let known = knownByLog.get(ctx.store);
   if (!known) knownByLog.set(ctx.store, (known = new Map()));
