@@ -71,6 +71,7 @@ const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${k
 
 let errors = 0;
 let firstError = '';
+const serverErrors: string[] = [];
 
 /** Runs `task` every 1000/rate ms for `seconds` (open loop: a slow answer does not delay the next start). */
 async function atRate(rate: number, seconds: number, task: (i: number) => Promise<number>): Promise<number[]> {
@@ -124,6 +125,10 @@ async function startTarget(name: string, dir: string | undefined, nodeArgs: stri
     PGAPPNAME: app,
   }, dir);
   const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  // Error log lines (pino level 50 and up) are kept to be shown at the end: a 500's cause.
+  child.stdout!.on('data', (d: Buffer) => {
+    for (const line of String(d).split('\n')) if (/"level":[56]0/.test(line) && serverErrors.length < 20) serverErrors.push(`${name}: ${line.slice(0, 2000)}`);
+  });
   const cleanup = async () => {
     await stopProcess(child);
     await pool.end();
@@ -284,6 +289,13 @@ try {
     targets.push(baseline.target);
   }
   const figures = new Map(targets.map((t) => [t.name, figuresFor()]));
+  // Unmeasured: a first poll, PUTs and sends warm each server's code and caches alike.
+  for (const t of targets) {
+    const warm = figuresFor();
+    await votePhase(t, warm.votes);
+    await atRate(BOT_RATE, 0.5, storageWriter(t, []));
+    await atRate(OTHERS_RATE, 1, otherSend(t));
+  }
   const loadBefore = loadAverage();
   for (let r = 0; r < ROUNDS; r++) {
     // Turns alternate which target goes first, so neither always follows the other's backlog.
@@ -310,6 +322,7 @@ try {
   console.log(JSON.stringify(result, null, 2));
   console.log(`written to ${writeResult(process.env.BENCH_RESULT_NAME ?? 'widgets', result)}`);
 } finally {
+  if (serverErrors.length > 0) console.log(`server errors:\n${serverErrors.join('\n')}`);
   agent.destroy();
   for (const cleanup of cleanups.reverse()) await cleanup();
 }
