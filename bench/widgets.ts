@@ -1,6 +1,7 @@
 /**
  * Widgets and bot storage under load (issue 25), against a server process (WEB_CONCURRENCY=1) on
- * PostgreSQL + NATS, measured over real HTTP from this process, as a client sees it:
+ * PostgreSQL + NATS, run as production runs it (compiled, bench/server-process.ts), measured over
+ * real HTTP from this process, as a client sees it:
  *  - a `/poll` with 5 options and one vote (POST /submessage) from each of 50 users, 10 at a time:
  *    p50/p99 per vote (a fresh poll each round);
  *  - a bot writing its storage (PUT /bot_storage) at 100/s alone: p50/p99 and the server's CPU per PUT;
@@ -28,7 +29,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { freshDatabase, percentile, writeResult } from './util.js';
-import { cpuTicks, freePort, loadAverage, MS_PER_TICK, startProcess, stopProcess } from './server-process.js';
+import { cpuTicks, freePort, loadAverage, MS_PER_TICK, startServerProcess, stopProcess } from './server-process.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -113,7 +114,7 @@ async function startTarget(name: string, dir: string | undefined, nodeArgs: stri
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `bench-widgets-${name}-`));
   const port = freePort();
   const app = `bench-${name}`;
-  const child = await startProcess(nodeArgs, 'src/server.ts', {
+  const child = await startServerProcess(nodeArgs, {
     DATABASE_URL: database.url,
     NATS_URL: process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222',
     NATS_STREAM: `BENCH_${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`,
@@ -310,7 +311,7 @@ try {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, load_average_before: loadBefore.join(' / '), load_average_after: loadAverage().join(' / ') },
     setup: {
-      server: `one process (WEB_CONCURRENCY=1), LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}, PostgreSQL + NATS, HTTP on 127.0.0.1 with keep-alive`,
+      server: `one compiled process (node dist/src/server.js, WEB_CONCURRENCY=1), LOG_LEVEL=${process.env.BENCH_LOG_LEVEL ?? 'info'}, PostgreSQL + NATS, HTTP on 127.0.0.1 with keep-alive`,
       measured: `${ROUNDS} rounds; each: a poll of ${VOTERS} votes, PUTs alone ${SECONDS / 2} s, others alone ${SECONDS} s, others beside the bot ${SECONDS} s${baselineDir ? '; server and baseline take turns' : ''}`,
       floor: `GET /health/live at ${FLOOR_RATE}/s during each phase (1 s during a poll)`,
     },
