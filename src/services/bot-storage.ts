@@ -96,12 +96,11 @@ async function readDecisionRow(db: Db, userId: number, keys: string[], everyKey:
   return rows[0]!;
 }
 
-/** The storage's sizes as the row reads them, with `unfolded` (writes the row's tables miss) applied in order. */
-function stateOf(row: DecisionRow, unfolded: readonly OwnWrite[]): BotStorageState {
-  const named = typeof row.named === 'string' ? (JSON.parse(row.named) as Record<string, number>) : row.named ?? {};
-  const existing = new Map(Object.entries(named).map(([key, size]) => [key, Number(size)]));
-  let total = Number(row.size ?? 0);
-  for (const { event } of unfolded) {
+/** `state` with `events` (writes after it, in order) applied. */
+function applyWrites(state: BotStorageState, events: ReadonlyArray<OwnWrite['event']>): BotStorageState {
+  const existing = new Map(state.existing);
+  let total = state.total_size;
+  for (const event of events) {
     if (event.type === 'BotStorageSet') {
       for (const [key, value] of Object.entries(event.data.storage)) {
         total += entrySize(key, value) - (existing.get(key) ?? 0);
@@ -113,6 +112,13 @@ function stateOf(row: DecisionRow, unfolded: readonly OwnWrite[]): BotStorageSta
     }
   }
   return { total_size: total, existing };
+}
+
+/** The storage's sizes as the row reads them, with `unfolded` (writes the row's tables miss) applied in order. */
+function stateOf(row: DecisionRow, unfolded: readonly OwnWrite[]): BotStorageState {
+  const named = typeof row.named === 'string' ? (JSON.parse(row.named) as Record<string, number>) : row.named ?? {};
+  const folded = { total_size: Number(row.size ?? 0), existing: new Map(Object.entries(named).map(([key, size]) => [key, Number(size)])) };
+  return applyWrites(folded, unfolded.map((w) => w.event));
 }
 
 /**
@@ -142,26 +148,82 @@ async function decisionState(ctx: ServiceContext, userId: number, keys: string[]
   }
 }
 
+/**
+ * What this process last decided a bot's storage was, with every key's size: the state after the
+ * stream's event `version`, whose key generation is `generation`. A write decides on it with no
+ * statement before its append; the append expects `version`, so a write another process made
+ * since turns into a version conflict, and the retry reads the database. A refusal decided on it
+ * is checked against the database too (the key it misses may have been written elsewhere).
+ */
+interface KnownStorage {
+  version: number;
+  generation: number;
+  state: BotStorageState;
+}
+
+/** Per log and bot (see ownWritesByLog), at most KNOWN_BOTS of them, the least recently written dropped first. */
+const knownByLog = new WeakMap<object, Map<number, KnownStorage>>();
+const KNOWN_BOTS = 1_000;
+const knownOf = (ctx: ServiceContext): Map<number, KnownStorage> => {
+  let known = knownByLog.get(ctx.store);
+  if (!known) knownByLog.set(ctx.store, (known = new Map()));
+  return known;
+};
+
+function remember(ctx: ServiceContext, userId: number, known: KnownStorage): void {
+  const all = knownOf(ctx);
+  all.delete(userId);
+  all.set(userId, known);
+  if (all.size > KNOWN_BOTS) all.delete(all.keys().next().value!);
+}
+
+/** The version, generation and state (every key's size) the database gives, as decisionState reads them. */
+async function readKnown(ctx: ServiceContext, userId: number): Promise<KnownStorage> {
+  const { row, state } = await decisionState(ctx, userId, [], true);
+  const version = Number(row.stream_version ?? 0);
+  // After a forgetting (or on events older than sealing) the generation is counted.
+  const generation = row.type === null ? 0
+    : row.type !== 'BotStorageForgotten' && row.generation !== null ? Number(row.generation) : await keyGeneration(ctx.db, userId);
+  return { version, generation, state };
+}
+
 function runBotStorage(ctx: ServiceContext, meta: RequestMeta, command: BotStorageCommand): Promise<void> {
   return writes.run(command.user_id, async () => {
+    const streamId = botStorageStream(command.user_id);
+    let attempt = 0;
+    let decided: KnownStorage | undefined;
     const { events } = await ctx.commands.run(metadataOf(meta), async () => {
-      const streamId = botStorageStream(command.user_id);
-      // No key named: every key there is now (read inside the run, so a retry sees the current set).
-      const everyKey = command.type === 'RemoveBotStorage' && command.keys.length === 0;
-      const { row, state } = await decisionState(ctx, command.user_id, command.type === 'SetBotStorage' ? Object.keys(command.storage) : command.keys, everyKey);
-      const resolved: BotStorageCommand = everyKey ? { ...command, keys: [...state.existing.keys()] } : command;
-      const version = Number(row.stream_version ?? 0);
-      // After a forgetting (or on events older than sealing) the generation is counted.
-      const generation = row.type === null ? 0
-        : row.type !== 'BotStorageForgotten' && row.generation !== null ? Number(row.generation) : await keyGeneration(ctx.db, command.user_id);
-      const events = decideBotStorage(resolved, state).map((e) => ({ ...e, data: { ...e.data, key_generation: generation } }));
-      return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events }], result: undefined };
+      // The first attempt trusts what this process knows; a retry (a version conflict) reads afresh.
+      const remembered = attempt++ === 0 ? knownOf(ctx).get(command.user_id) : undefined;
+      const decide = (known: KnownStorage) => {
+        // No key named: every key there is now.
+        const everyKey = command.type === 'RemoveBotStorage' && command.keys.length === 0;
+        const resolved: BotStorageCommand = everyKey ? { ...command, keys: [...known.state.existing.keys()] } : command;
+        return decideBotStorage(resolved, known.state).map((e) => ({ ...e, data: { ...e.data, key_generation: known.generation } }));
+      };
+      let known = remembered ?? (await readKnown(ctx, command.user_id));
+      let decidedEvents;
+      try {
+        decidedEvents = decide(known);
+      } catch (error) {
+        if (!remembered) throw error;
+        known = await readKnown(ctx, command.user_id);
+        decidedEvents = decide(known);
+      }
+      decided = known;
+      return { appends: [{ streamId, expectedVersion: known.version === 0 ? -1 : known.version, events: decidedEvents }], result: undefined };
       // GET /bot_storage first waits for the fold of the stream's last event, and the next write
-      // decides with this one applied (decisionState), so the answer need not.
+      // decides with this one applied, so the answer need not.
     }, { answerAt: 'committed' });
     const own = ownWritesOf(ctx);
     const written = events.map((e) => ({ position: e.position, version: e.stream_version, event: e as unknown as OwnWrite['event'] }));
     if (written.length > 0) own.set(command.user_id, [...(own.get(command.user_id) ?? []), ...written]);
+    if (decided) {
+      const last = written[written.length - 1];
+      remember(ctx, command.user_id, last
+        ? { version: last.version, generation: decided.generation, state: applyWrites(decided.state, written.map((w) => w.event)) }
+        : decided);
+    }
   });
 }
 
@@ -196,6 +258,7 @@ export function forgetBotStorage(ctx: ServiceContext, meta: RequestMeta, userId:
     const streamId = botStorageStream(userId);
     const last = await ctx.db.selectFrom('events').select(['type', 'stream_version']).where('stream_id', '=', streamId)
       .orderBy('stream_version', 'desc').limit(1).executeTakeFirst();
+    knownOf(ctx).delete(userId);
     if (!last || last.type === 'BotStorageForgotten') return false;
     const generation = await keyGeneration(ctx.db, userId);
     // Only the current generation's key: earlier generations' keys went when they were forgotten.

@@ -90,7 +90,7 @@ t.test('bot storage: concurrent writes from one bot all succeed, the last write 
   t.equal(storage.count, (last.at(-1)!.data as { storage: Record<string, string> }).storage.count, 'count holds the last committed write');
 });
 
-t.test('bot storage: a write decides on one statement, on the state the bot\'s last one left', async (t) => {
+t.test('bot storage: a write decides with no statement before its append, on the state the bot\'s last one left', async (t) => {
   const s = await startTestServer(t);
   const owner = await s.user(Role.MEMBER, 'Owner');
   const bot = await s.user(Role.MEMBER, 'Bot', { bot_type: 1, bot_owner_id: owner.id });
@@ -108,7 +108,8 @@ t.test('bot storage: a write decides on one statement, on the state the bot\'s l
   for (const [label, method, body] of [['a set', 'PUT', { storage: { count: '2' } }], ['a removal', 'DELETE', { keys: ['keep'] }], ['a removal of everything', 'DELETE', {}]] as const) {
     seen.length = 0;
     t.equal((await s.api(method, '/bot_storage', bot, body)).status, 200);
-    t.same(seen.length, 1, `${label}: one statement`, { seen });
+    // The first write of this server read the storage; the append's expected version stands for the rest.
+    t.same(seen.length, 0, `${label}: no statement`, { seen });
   }
   counter.restore();
   t.same((await s.api('GET', '/bot_storage', bot)).body.storage, {}, 'and each decided on the state the one before left');
@@ -155,4 +156,33 @@ t.test('bot storage: a write decides on the bot\'s unfolded writes without waiti
   t.same((await s.api('GET', '/bot_storage', bot, { keys: ['c'] })).body.storage, { c: '😀'.repeat(17) });
   const all = (await s.api('GET', '/bot_storage', bot)).body.storage;
   t.same(Object.keys(all), ['a', 'b', 'c'], 'every write folded, in order');
+});
+
+t.test('bot storage: a write another process appended is decided on, whatever this server last knew', async (t) => {
+  const s = await startTestServer(t);
+  const owner = await s.user(Role.MEMBER, 'Owner');
+  const bot = await s.user(Role.MEMBER, 'Bot', { bot_type: 1, bot_owner_id: owner.id });
+  t.equal((await s.api('PUT', '/bot_storage', bot, { storage: { mine: 'x' } })).status, 200);
+  const stream = `bot-storage-${bot.id}`;
+  // As another server would: straight to the log, behind this one's back.
+  const elsewhere = async (storage: Record<string, string>) => {
+    const events = await s.platform.store.readStream(stream);
+    const realm = await s.platform.db.selectFrom('users').select('realm_id').where('id', '=', bot.id).executeTakeFirstOrThrow();
+    const metadata = { actor_id: bot.id, realm_id: realm.realm_id, client: 'test', request_id: `elsewhere-${events.length}`, time: new Date().toISOString() };
+    await s.platform.commands.run(metadata, async () => ({
+      appends: [{ streamId: stream, expectedVersion: events.length, events: [{ type: 'BotStorageSet' as const, data: { user_id: bot.id, storage, key_generation: 0 } }] }],
+      result: undefined,
+    }));
+  };
+  await elsewhere({ theirs: 'y' });
+  t.equal((await s.api('DELETE', '/bot_storage', bot, { keys: ['theirs'] })).status, 200, 'a key written elsewhere can be removed');
+  // 9,999,999 characters in all (an event holds at most 8 MiB): one more fits, 24 more do not.
+  await elsewhere({ big1: 'z'.repeat(4_999_996) });
+  await elsewhere({ big2: 'z'.repeat(4_999_990) });
+  const over = await s.api('PUT', '/bot_storage', bot, { storage: { more: 'w'.repeat(20) } });
+  t.equal(over.status, 400, 'the size written elsewhere counts');
+  t.match(over.body.msg, /exceeds storage limit by \d+ characters/);
+  t.equal((await s.api('PUT', '/bot_storage', bot, { storage: { mine: 'xx' } })).status, 200, 'a write within the limit still goes');
+  t.same(Object.keys((await s.api('GET', '/bot_storage', bot)).body.storage), ['big1', 'big2', 'mine']);
+  t.equal((await s.api('GET', '/bot_storage', bot, { keys: ['mine'] })).body.storage.mine, 'xx');
 });
