@@ -20,7 +20,6 @@
  * projection runner instead. Server and floor take turns (BENCH_ROUNDS rounds of BENCH_SECONDS
  * each), so a change in the shared machine's load colours both alike.
  */
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -29,6 +28,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { freshDatabase, percentile, throughput, writeResult } from './util.js';
 import { cpuTicks, freePort, loadAverage, MS_PER_TICK, sleep, startProcess, startServerProcess, stopProcess } from './server-process.js';
+import { basic, callJson, closeConnections, request, type Reply } from './http-client.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -37,30 +37,8 @@ const TOPIC_MESSAGES = Number(process.env.BENCH_TOPIC_MESSAGES ?? 100_000);
 const SENDERS = 10;
 const TOPIC = 'release planning';
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-interface Reply { status: number; text: string }
-function request(port: number, method: string, url: string, auth?: string, body?: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: url, agent, headers: {
-      ...(auth ? { authorization: auth } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } : {}),
-    } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
-async function call(port: number, method: string, url: string, auth?: string, body?: Record<string, string>): Promise<any> {
-  const reply = await request(port, method, url, auth, body ? new URLSearchParams(body).toString() : undefined);
-  if (reply.status !== 200) throw new Error(`${method} ${url}: ${reply.status} ${reply.text}`);
-  return JSON.parse(reply.text);
-}
+const call = callJson;
 
-const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
 const database = await freshDatabase('bench_history');
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-history-'));
 const serverPort = freePort();
@@ -250,7 +228,7 @@ try {
   console.log(JSON.stringify(result.get[0]));
   console.log(`written to ${writeResult(process.env.BENCH_RESULT_NAME ?? 'history', result)}`);
 } finally {
-  agent.destroy();
+  closeConnections();
   if (floor) await stopProcess(floor);
   if (baseline) await stopProcess(baseline);
   if (server) await stopProcess(server);

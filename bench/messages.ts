@@ -24,7 +24,6 @@
  * generate_series: GET /messages reads only read tables, and folding a million log events first
  * would measure the projection runner instead.
  */
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -33,6 +32,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { freshDatabase, percentile, throughput, writeResult } from './util.js';
 import { cpuTicks, freePort, loadAverage, MS_PER_TICK, startProcess, startServerProcess, stopProcess } from './server-process.js';
+import { basic, callJson, closeConnections, request } from './http-client.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -43,29 +43,7 @@ const GET_REQUESTS = Number(process.env.BENCH_GETS ?? 300);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const API = '/api/v1';
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-interface Reply { status: number; text: string }
-function request(port: number, method: string, url: string, auth?: string, body?: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: url, agent, headers: {
-      ...(auth ? { authorization: auth } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } : {}),
-    } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
-async function call(port: number, method: string, url: string, auth?: string, body?: Record<string, string>): Promise<any> {
-  const reply = await request(port, method, url, auth, body ? new URLSearchParams(body).toString() : undefined);
-  if (reply.status !== 200) throw new Error(`${method} ${url}: ${reply.status} ${reply.text}`);
-  return JSON.parse(reply.text);
-}
-const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
+const call = callJson;
 
 /** Runs `task` over `items`, `width` at a time. */
 async function inParallel<T, R>(items: T[], width: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -285,6 +263,6 @@ try {
   });
   console.log(`written to ${file}`);
 } finally {
-  agent.destroy();
+  closeConnections();
   for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.error(error));
 }

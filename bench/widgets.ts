@@ -21,7 +21,6 @@
  * database and NATS stream of its own; the two take turns, phase by phase, in every round, so
  * before/after figures come from one machine state.
  */
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -30,6 +29,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { freshDatabase, percentile, writeResult } from './util.js';
 import { cpuTicks, freePort, loadAverage, MS_PER_TICK, startServerProcess, stopProcess } from './server-process.js';
+import { basic, closeConnections, request } from './http-client.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -41,23 +41,6 @@ const FLOOR_RATE = 10;
 const API = '/api/v1';
 const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
-interface Reply { status: number; text: string }
-function request(port: number, method: string, url: string, auth?: string, body?: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: url, agent, headers: {
-      ...(auth ? { authorization: auth } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } : {}),
-    } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (d: Buffer) => chunks.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
 
 /** One API call: its JSON answer and how long it took, or an error for any status but 200. */
 async function call(port: number, method: string, url: string, auth?: string, body?: Record<string, string>): Promise<{ ms: number; json: any }> {
@@ -68,7 +51,6 @@ async function call(port: number, method: string, url: string, auth?: string, bo
   return { ms, json: JSON.parse(reply.text) };
 }
 
-const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
 
 let errors = 0;
 let firstError = '';
@@ -324,6 +306,6 @@ try {
   console.log(`written to ${writeResult(process.env.BENCH_RESULT_NAME ?? 'widgets', result)}`);
 } finally {
   if (serverErrors.length > 0) console.log(`server errors:\n${serverErrors.join('\n')}`);
-  agent.destroy();
+  closeConnections();
   for (const cleanup of cleanups.reverse()) await cleanup();
 }
