@@ -9,12 +9,18 @@ import { ApiError, errors } from '../../domain/errors.js';
 const MULTIPART_PARSER = /[\\/]@fastify[\\/]busboy[\\/]/;
 
 const DB_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004']);
+/**
+ * SQLSTATEs after which the same request may well succeed in a moment: class 53 (the database is out
+ * of a resource, "sorry, too many clients already" above all), a serialization failure, a deadlock
+ * (PostgreSQL rolled back one side). Each is still logged as a failed request.
+ */
+const DB_TRANSIENT = /^(53[0-9A-Z]{3}|40001|40P01)$/;
 
 /** Maps anything thrown to a Zulip error envelope; internals of a 5xx are logged, never shown. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const e = error as FastifyError & { code?: string; statusCode?: number };
-  if (e.code && DB_UNAVAILABLE.has(e.code)) return errors.serviceUnavailable();
+  if (e.code && (DB_UNAVAILABLE.has(e.code) || DB_TRANSIENT.test(e.code))) return errors.serviceUnavailable();
   if (!e.statusCode && typeof e.stack === 'string' && MULTIPART_PARSER.test(e.stack)) {
     return errors.badRequest(`Malformed multipart body: ${e.message}`);
   }
