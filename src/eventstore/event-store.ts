@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Db, NamedQuery } from '../db/database.js';
 import { bodyDigest, CURRENT_HASH_VERSION, GENESIS_HASH } from './hash.js';
 import { nextRecordedAt } from './recorded-at.js';
@@ -302,14 +302,8 @@ export class EventStore {
 
   private async callAppend(call: AppendCall, values: unknown[]): Promise<AppendRow[]> {
     if (this.namedQuery) return this.namedQuery<AppendRow>(call.name, call.text, values);
-    const cast = (from: number, types: readonly string[]) => sql.join(types.map((type, i) => sql`${values[from + i]}::${sql.raw(type)}`));
-    const one = call === APPEND_ONE_CALL || call === APPEND_ONE_WITH_KEYS_CALL;
-    const types = one ? APPEND_ONE_PARAM_TYPES : APPEND_PARAM_TYPES;
-    const calls = sql`SELECT * FROM ${sql.raw(one ? 'append_event' : 'append_events')}(${cast(0, types)})`;
-    const { rows } = call === APPEND_WITH_KEYS_CALL || call === APPEND_ONE_WITH_KEYS_CALL
-      ? await sql<AppendRow>`WITH minted AS (INSERT INTO data_keys (key_id, scope, subject, format, wrapped) SELECT * FROM unnest(${cast(types.length, KEY_PARAM_TYPES)})) ${calls}`.execute(this.db)
-      : await sql<AppendRow>`${calls}`.execute(this.db);
-    return rows;
+    // The embedded database has no named statements: the same text, with the same parameters.
+    return (await this.db.executeQuery<AppendRow>(CompiledQuery.raw(call.text, values))).rows;
   }
 
   /** Events after `afterPosition`, in global order, upcast to their current schema. */
