@@ -44,8 +44,9 @@ export async function getMessageRows(db: Db, ids: number[]): Promise<MessageRow[
 
 export { readThroughOf };
 
-export async function narrowViewer(db: Db, user: UserRow): Promise<NarrowViewer> {
-  return { user_id: user.id, role: user.role, realm_id: user.realm_id, readThrough: await readThroughOf(db, user.id) };
+/** The user as a narrow's viewer, with their read watermark. */
+export function narrowViewer(db: Db, user: UserRow): Promise<NarrowViewer> {
+  return withReadThrough(db, { user_id: user.id, role: user.role, realm_id: user.realm_id });
 }
 
 export interface MessageFormatOptions {
