@@ -3,8 +3,8 @@ import type { Db } from '../db/database.js';
 import { errors } from '../domain/errors.js';
 import type { UserRow } from '../read/users.js';
 import { canReadStreamContent, isSubscribed, type StreamRow } from '../visibility.js';
+import { isDbInt } from '../domain/ids.js';
 
-const isDbInt = (n: number) => Number.isInteger(n) && n > 0 && n <= 2_147_483_647;
 
 /**
  * The channel name as the real server puts it in a gateway address: every run of characters other

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { canonicalStreamName } from '../domain/channels/decider.js';
 import type { StreamRow } from '../visibility.js';
+import { isDbInt } from '../domain/ids.js';
 
 /** A channel as a send to it needs it: the row, its subscribers, who muted the sender, and a fresh message id. */
 export type ChannelForSending = StreamRow & { subscriber_ids: number[]; muter_ids: number[]; message_id: number };
@@ -15,7 +16,6 @@ interface Lane {
   waiting: Waiter[];
 }
 
-const isDbInt = (n: number) => Number.isInteger(n) && n > 0 && n <= 2_147_483_647;
 /** Ids one round trip draws at most. */
 const MAX_SHARED = 256;
 const lanesByDb = new WeakMap<object, Map<string, Lane>>();

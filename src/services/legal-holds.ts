@@ -5,6 +5,7 @@ import type { LegalHoldChanged } from '../domain/forgetting/events.js';
 import { Role } from '../domain/roles.js';
 import type { UserRow } from '../read/users.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
+import { isDbInt } from '../domain/ids.js';
 
 export type HoldScope = 'channel' | 'user';
 
@@ -15,7 +16,6 @@ export interface LegalHold {
   since: number;
 }
 
-const isDbInt = (n: number) => Number.isInteger(n) && n > 0 && n <= 2_147_483_647;
 
 async function requireSubject(db: Db, realmId: number, scope: HoldScope, id: number): Promise<void> {
   if (!isDbInt(id)) throw errors.badRequest(scope === 'channel' ? 'Invalid channel ID' : 'No such user');

@@ -34,6 +34,7 @@ import { mutersAmong, usersMuting } from '../read/muted-users.js';
 import { findChannelForSending } from './channel-for-sending.js';
 import { isAdminRole } from '../domain/roles.js';
 import { deletedMessageGraceDays, shredMessages } from './forgetting.js';
+import { isDbInt } from '../domain/ids.js';
 
 export const messageStream = (id: number) => `message-${id}`;
 export const flagsStream = (userId: number) => `message-flags-${userId}`;
@@ -104,7 +105,6 @@ function parseDmTargets(to: unknown): Array<string | number> {
   return value as Array<string | number>;
 }
 
-const isDbInt = (n: number) => Number.isInteger(n) && n > 0 && n <= 2_147_483_647;
 
 async function findStream(db: Db, realmId: number, target: string | number): Promise<StreamRow | undefined> {
   if (typeof target === 'number' && !isDbInt(target)) return undefined;
@@ -229,9 +229,9 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   for (const groupId of rendered.mentionedGroupIds) {
     for (const id of data.groupMembers.get(groupId) ?? []) if (receiverSet.has(id)) mentioned.add(id);
   }
-  const alerted = alertedUsers(data.alertWords, receivers.filter((id) => id !== user.id), content);
-  const topicWildcardUserIds = rendered.topicWildcard && streamId !== null ? await topicParticipants(ctx.db, streamId, topic, user.id, receiverSet) : [];
   const others = receivers.filter((id) => id !== user.id);
+  const alerted = alertedUsers(data.alertWords, others, content);
+  const topicWildcardUserIds = rendered.topicWildcard && streamId !== null ? await topicParticipants(ctx.db, streamId, topic, user.id, receiverSet) : [];
   const muters = muterIds ? mutersAmong(muterIds, others) : await usersMuting(ctx.db, user.id, others);
   const recipientId = await recipientIdFor(ctx, recipientKey);
   const id = await messageId;

@@ -11,10 +11,10 @@ import type { StreamAppend } from '../eventstore/types.js';
 import { requireUser } from './users.js';
 import { flagsStream } from './messages.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
+import { isDbInt } from '../domain/ids.js';
 
 export const mutedUsersStream = (userId: number) => `muted-users-${userId}`;
 
-const isDbInt = (n: number) => Number.isInteger(n) && n > 0 && n <= 2_147_483_647;
 
 /** The other user, bots and deactivated users included, as the real server's access check allows. */
 async function requireMutableUser(ctx: ServiceContext, user: UserRow, otherId: number): Promise<UserRow> {
