@@ -3,22 +3,26 @@
  * keep-alive connections on loopback), against a server process on PostgreSQL + NATS:
  *  (a) latency from a write's response to the waiting client's response, for an event for one user;
  *  (b) time until the last queue receives an event for everyone;
- *  (c) server resident memory per blocked queue;
+ *  (c) server resident memory per blocked queue: the resident set with n polls blocked (after a warm-up round
+ *      of blocking and releasing them all) less the resident set before any queue was registered, over n;
  * beside the floor: a bare fastify process holding the same number of requests and answering them
- * all at once. Writes bench/results/longpoll.json.
+ * all at once. The server is compiled and runs as `npm start` runs it (bench/server-process.ts).
+ * Writes bench/results/longpoll.json.
  */
 import http from 'node:http';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 import { createPlatform } from '../src/platform.js';
 import { loadConfig } from '../src/config.js';
 import { allProjections } from '../projections/index.js';
 import { Role } from '../src/domain/roles.js';
 import { generateApiKey } from '../src/services/secrets.js';
 import { freshDatabase, percentile, writeResult, benchRoot } from './util.js';
+import { freePort, loadAverage, sleep, startProcess, startServerProcess } from './server-process.js';
 
 const SIZES = (process.env.LONGPOLL_SIZES ?? '1000,10000').split(',').map(Number);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
@@ -54,7 +58,7 @@ function rssKiB(pid: number): number {
 }
 
 /**
- * Live memory of a child after a full collection (bench/gc-on-signal.ts): V8 heap in use plus memory
+ * Live memory of a child after a full collection (bench/gc-on-signal.mjs): V8 heap in use plus memory
  * outside the heap held by JS objects, such as buffers. A secondary figure, read only after the
  * resident-set readings it would disturb: it says how much of the resident set is garbage.
  */
@@ -69,37 +73,21 @@ async function liveKiB(child: ChildProcess): Promise<number> {
 
 const memoryFiles = new Map<ChildProcess, string>();
 const perItem = (before: number, after: number, n: number) => Number(((after - before) / n).toFixed(2));
+const gcOnSignal = ['--expose-gc', '--import', pathToFileURL(path.join(benchRoot, 'gc-on-signal.mjs')).href];
 
-async function startProcess(args: string[], env: Record<string, string>): Promise<ChildProcess> {
+/** A benchmark child that writes its live memory on SIGUSR2: the floor (TypeScript) or our compiled server. */
+async function startMeasured(start: (env: Record<string, string>) => Promise<ChildProcess>): Promise<ChildProcess> {
   const memoryFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-memory-')), 'memory.json');
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--import', './bench/gc-on-signal.ts', ...args], {
-    cwd: path.resolve(benchRoot, '..'), env: { ...process.env, ...env, BENCH_MEMORY_FILE: memoryFile }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = await start({ BENCH_MEMORY_FILE: memoryFile });
   memoryFiles.set(child, memoryFile);
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  for (let i = 0; !/listening on/.test(output); i++) {
-    if (child.exitCode !== null || i > 600) throw new Error(`process did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
   return child;
 }
 
-/**
- * A listening port below Linux's ephemeral range (32768-60999): with 10,000 client sockets open, a
- * random port inside it is often already some client's local port.
- */
-function freePortOutsideEphemeralRange(): number {
-  return 20_000 + Math.floor(Math.random() * 10_000);
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`).toString('base64')}`;
 
 async function measureFloor(n: number) {
-  const port = freePortOutsideEphemeralRange();
-  const child = await startProcess(['bench/floor-server.ts'], { PORT: String(port) });
+  const port = freePort();
+  const child = await startMeasured((env) => startProcess(gcOnSignal, 'bench/floor-server.ts', { ...env, PORT: String(port) }));
   try {
     await sleep(300);
     const idleRss = rssKiB(child.pid!);
@@ -128,8 +116,8 @@ async function measureServer(n: number) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'longpoll-'));
   const natsStream = `BENCH_${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`;
   const env = { DATABASE_URL: database.url, NATS_URL: process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222', NATS_STREAM: natsStream, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', HEARTBEAT_SECONDS: '600', WEB_CONCURRENCY: '1' };
-  const port = freePortOutsideEphemeralRange();
-  const child = await startProcess(['src/server.ts'], { ...env, PORT: String(port) });
+  const port = freePort();
+  const child = await startMeasured((memory) => startServerProcess(gcOnSignal, { ...env, ...memory, PORT: String(port) }));
   try {
     // Simulated clients: n users created in bulk through the log (one append per 500 users).
     const platform = await createPlatform({ ...loadConfig(env), databaseUrl: database.url }, { projections: allProjections, startWorkers: false });
@@ -153,6 +141,8 @@ async function measureServer(n: number) {
     // Let the server's projection worker fold them (a request answers only after its own events).
     while ((await request(port, 'GET', `/api/v1/users/${users[n - 1]!.id}`, users[0]!.auth)).status !== 200) await sleep(200);
 
+    // Resident memory per blocked queue counts from here: a blocked long-poll needs its queue registered.
+    const rssBeforeQueues = rssKiB(child.pid!);
     console.log(`registering ${n} queues`);
     const queues: Array<{ queueId: string; lastId: number }> = [];
     for (let i = 0; i < n; i += 100) {
@@ -204,8 +194,7 @@ async function measureServer(n: number) {
     await renameFirstUser('Warm Up');
     await Promise.all(inFlight.values());
     await sleep(500);
-    // Resident set as it is, never after a forced collection; live memory is read after both readings.
-    const idleRss = rssKiB(child.pid!);
+    // Resident set as it is, never after a forced collection; live memory is read after the readings.
     await blockAll();
     const blockedRss = rssKiB(child.pid!);
     const blockedLive = await liveKiB(child);
@@ -243,7 +232,10 @@ async function measureServer(n: number) {
       one_user_p50_ms: percentile(latencies, 50),
       one_user_p99_ms: percentile(latencies, 99),
       everyone_last_delivery_ms: Number((Math.max(...arrivals) - wrote).toFixed(1)),
-      rss_per_blocked_queue_kib: perItem(idleRss, blockedRss, n),
+      // What holding n blocked polls adds to the resident set, as an operator sees it: from before any queue
+      // was registered to n polls blocked after a warm-up round (what the heap grew to and kept, included).
+      rss_per_blocked_queue_kib: perItem(rssBeforeQueues, blockedRss, n),
+      server_rss_before_queues_mib: Math.round(rssBeforeQueues / 1024),
       live_per_blocked_queue_kib: perItem(idleLive, blockedLive, n),
       server_rss_mib: Math.round(blockedRss / 1024),
       connection_failures_retried: failures.length,
@@ -266,6 +258,6 @@ for (const n of SIZES) {
   console.log(JSON.stringify(row));
   results.push(row);
 }
-const file = writeResult('longpoll', { benchmark: 'longpoll', date: new Date().toISOString(), targets: { one_user_p99_ms: '<= 5 at 10,000 queues', everyone_vs_floor: '<= 1.2 at 1,000 queues, <= 1.5 at 10,000', rss_per_blocked_queue_kib: '<= 12 at 10,000 queues' }, results });
+const file = writeResult('longpoll', { benchmark: 'longpoll', date: new Date().toISOString(), machine: { load_average_at_end: loadAverage() }, targets: { one_user_p99_ms: '<= 5 at 10,000 queues', everyone_vs_floor: '<= 1.2 at 1,000 queues, <= 1.5 at 10,000', rss_per_blocked_queue_kib: '<= 12 at 10,000 queues' }, results });
 console.log(`written to ${file}`);
 agent.destroy();

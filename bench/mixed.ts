@@ -137,7 +137,7 @@ export async function startServer(prefix: string, extraEnv: Record<string, strin
   };
   let started: Awaited<ReturnType<typeof spawnListening>>;
   try {
-    started = await spawnListening([...nodeArgs, '--expose-gc', '--import', 'tsx', '--import', './bench/gc-on-signal.ts', 'src/server.ts'], env);
+    started = await spawnListening([...nodeArgs, '--expose-gc', '--import', 'tsx', '--import', './bench/gc-on-signal.mjs', 'src/server.ts'], env);
   } catch (error) {
     await database.drop().catch(() => undefined);
     throw error;

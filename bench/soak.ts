@@ -6,7 +6,7 @@
  *
  * Every BENCH_SOAK_SAMPLE_SECONDS (5) the server's resident set is read from /proc/<pid>/status
  * (VmRSS); every 30 s the live memory too (V8 heap in use plus external, after a full collection,
- * through bench/gc-on-signal.ts, which only benchmark children load).
+ * through bench/gc-on-signal.mjs, which only benchmark children load).
  *
  * Criterion (the target is "flat after warm-up"): the resident set at the end (mean of the last
  * 30 s of samples) is less than 5% above the warm-up value (mean of the 30 s before the warm-up ends;
@@ -37,7 +37,7 @@ function rssKiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 }
 
-/** Live memory of the server after a full collection (SIGUSR2, bench/gc-on-signal.ts), in KiB. */
+/** Live memory of the server after a full collection (SIGUSR2, bench/gc-on-signal.mjs), in KiB. */
 async function liveKiB(pid: number, file: string): Promise<number | undefined> {
   rmSync(file, { force: true });
   process.kill(pid, 'SIGUSR2');
