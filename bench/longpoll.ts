@@ -3,8 +3,9 @@
  * keep-alive connections on loopback), against a server process on PostgreSQL + NATS:
  *  (a) latency from a write's response to the waiting client's response, for an event for one user;
  *  (b) time until the last queue receives an event for everyone;
- *  (c) server resident memory per blocked queue: the resident set with n polls blocked (after a warm-up round
- *      of blocking and releasing them all) less the resident set before any queue was registered, over n;
+ *  (c) server resident memory per blocked queue: the resident set with n polls blocked less the resident set
+ *      before any queue was registered, over n; read when they first block (as the floor is read), and again
+ *      after a round of answering them all;
  * beside the floor: a bare fastify process holding the same number of requests and answering them
  * all at once. The server is compiled and runs as `npm start` runs it (bench/server-process.ts).
  * Writes bench/results/longpoll.json.
@@ -25,6 +26,8 @@ import { freshDatabase, percentile, writeResult, benchRoot } from './util.js';
 import { freePort, loadAverage, sleep, startProcess, startServerProcess } from './server-process.js';
 
 const SIZES = (process.env.LONGPOLL_SIZES ?? '1000,10000').split(',').map(Number);
+/** Extra node options for the server process (BENCH_SERVER_NODE_ARGS), e.g. a heap setting to compare. */
+const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
 interface Reply { status: number; body: any }
@@ -117,7 +120,7 @@ async function measureServer(n: number) {
   const natsStream = `BENCH_${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`;
   const env = { DATABASE_URL: database.url, NATS_URL: process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222', NATS_STREAM: natsStream, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', HEARTBEAT_SECONDS: '600', WEB_CONCURRENCY: '1' };
   const port = freePort();
-  const child = await startMeasured((memory) => startServerProcess(gcOnSignal, { ...env, ...memory, PORT: String(port) }));
+  const child = await startMeasured((memory) => startServerProcess([...serverNodeArgs, ...gcOnSignal], { ...env, ...memory, PORT: String(port) }));
   try {
     // Simulated clients: n users created in bulk through the log (one append per 500 users).
     const platform = await createPlatform({ ...loadConfig(env), databaseUrl: database.url }, { projections: allProjections, startWorkers: false });
@@ -191,6 +194,8 @@ async function measureServer(n: number) {
     // already served this many long-polls (pools, buffers and caches at their working size).
     console.log('warm-up: blocking and releasing every queue');
     await blockAll();
+    // The first time n polls block, as the floor is read: from a server that has answered none of them.
+    const firstBlockedRss = rssKiB(child.pid!);
     await renameFirstUser('Warm Up');
     await Promise.all(inFlight.values());
     await sleep(500);
@@ -233,8 +238,10 @@ async function measureServer(n: number) {
       one_user_p99_ms: percentile(latencies, 99),
       everyone_last_delivery_ms: Number((Math.max(...arrivals) - wrote).toFixed(1)),
       // What holding n blocked polls adds to the resident set, as an operator sees it: from before any queue
-      // was registered to n polls blocked after a warm-up round (what the heap grew to and kept, included).
-      rss_per_blocked_queue_kib: perItem(rssBeforeQueues, blockedRss, n),
+      // was registered to n polls blocked the first time (as the floor is read), and again after a round of
+      // answering them all (what the heap grew to and kept, included).
+      rss_per_blocked_queue_kib: perItem(rssBeforeQueues, firstBlockedRss, n),
+      rss_per_blocked_queue_after_a_round_kib: perItem(rssBeforeQueues, blockedRss, n),
       server_rss_before_queues_mib: Math.round(rssBeforeQueues / 1024),
       live_per_blocked_queue_kib: perItem(idleLive, blockedLive, n),
       server_rss_mib: Math.round(blockedRss / 1024),
