@@ -5,6 +5,7 @@ import type { EventStore } from './eventstore/event-store.js';
 import type { Projection, Trx } from './projections-api.js';
 import { analyzeGrownTables, buildDeferredIndexes, createShadowTables, createShadowTablesIn, deferIndexes, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
 import type { StoredEvent } from './eventstore/types.js';
+import { runPrepared } from './db/prepared.js';
 
 export const PROJECTION_LOCK_KEY = 7_340_002;
 
@@ -256,7 +257,9 @@ export class ProjectionRunner {
         // The commit waits for the disk like any other: a request answers once its events are
         // projected, and a database crash must not take back what it already answered (a read
         // after the restart would miss it until some other write woke the worker).
-        await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
+        // With a guess, the statement that moves the checkpoints takes the lock (one round trip
+        // less per pass); the checkpoints are read only after it otherwise.
+        if (guess === undefined) await lockProjections(trx);
         return this.applyBatchInTransaction(trx, BATCH, guess);
       });
     } catch (error) {
@@ -280,11 +283,12 @@ export class ProjectionRunner {
   }
 
   /**
-   * Applies up to `limit` events after the lowest checkpoint; the caller holds the projection lock.
-   * `guess`: the position every checkpoint stood at after this process's last batch. It saves
-   * reading the checkpoints, and the events come from what this process committed when it has
-   * them; the checkpoint update, made before folding, proves the guess (all rows still there) or
-   * throws StaleCheckpoints before anything is folded on a wrong start.
+   * Applies up to `limit` events after the lowest checkpoint. Without `guess` the caller holds the
+   * projection lock. `guess`: the position every checkpoint stood at after this process's last
+   * batch. It saves reading the checkpoints, and the events come from what this process committed
+   * when it has them; the checkpoint update, made before folding, takes the projection lock and
+   * proves the guess (all rows still there) or throws StaleCheckpoints before anything is folded on
+   * a wrong start.
    */
   async applyBatchInTransaction(trx: Trx, limit: number, guess?: number, page?: LogPage): Promise<BatchResult> {
     const applied = new Map<string, number>();
@@ -307,8 +311,13 @@ export class ProjectionRunner {
       if (guess === undefined) {
         await update.where('position', '<', reached).execute();
       } else {
-        const result = await update.where('position', '=', guess).executeTakeFirst();
-        if (Number(result.numUpdatedRows) !== names.length) throw new StaleCheckpoints();
+        // Every row the update moves has passed the lock, so no fold runs without it. The rows are
+        // those of this statement's snapshot, maybe taken before the lock was granted: a row another
+        // worker moved meanwhile is checked again at its committed position, no longer the guess.
+        const claim = update.where('position', '=', guess).where(sql<boolean>`pg_advisory_xact_lock(${PROJECTION_LOCK_KEY}) IS NOT NULL`);
+        // Rows, not the affected count: the embedded backend cannot tell a marked statement's kind.
+        const { rows } = await runPrepared(trx, claim.returning('name'));
+        if (rows.length !== names.length) throw new StaleCheckpoints();
       }
     }
     await foldEvents(trx, this.projections, events, checkpoints, applied, changed);
@@ -331,7 +340,7 @@ export class ProjectionRunner {
     const applied = new Map<string, number>();
     const tables = this.projections.flatMap((p) => p.tables);
     await this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
+      await lockProjections(trx);
       await createShadowTablesIn(trx, tables);
       await useShadowTables(trx);
       const deferred = await deferIndexes(trx, this.projections.flatMap((p) => p.queryIndexes ?? []));
@@ -406,7 +415,7 @@ export class ProjectionRunner {
         try {
           const tailApplied = new Map<string, number>();
           const result = await this.db.transaction().execute(async (trx) => {
-            await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
+            await lockProjections(trx);
             // DROP TABLE waits for readers of the live table; never queue every request behind a stuck one.
             await sql`SELECT set_config('lock_timeout', '5s', true)`.execute(trx);
             await useShadowTables(trx);
@@ -488,7 +497,7 @@ export class ProjectionRunner {
   /** A projection that is new or whose version changed is emptied and refolded from the start. */
   private async prepareCheckpoints(): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
+      await lockProjections(trx);
       const rows = await trx.selectFrom('checkpoints').select(['name', 'version']).execute();
       const known = new Map(rows.map((r) => [r.name, r.version]));
       for (const projection of this.projections) {
@@ -502,6 +511,11 @@ export class ProjectionRunner {
       }
     });
   }
+}
+
+/** Makes this transaction the one worker until it ends (the lock of every projection pass). */
+async function lockProjections(trx: Trx): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
 }
 
 /**
