@@ -307,23 +307,30 @@ export class ProjectionRunner {
     // The checkpoints move before the fold: a wrong guess must stop the pass before it folds events
     // another process already folded (a unique key would fail first and hide the cause).
     if (events.length > 0) {
-      const update = trx.updateTable('checkpoints').set({ position: reached }).where('name', 'in', names);
-      if (guess === undefined) {
-        await update.where('position', '<', reached).execute();
-      } else {
-        // Every row the update moves has passed the lock, so no fold runs without it. The rows are
-        // those of this statement's snapshot, maybe taken before the lock was granted: a row another
-        // worker moved meanwhile is checked again at its committed position, no longer the guess.
-        const claim = update.where('position', '=', guess).where(sql<boolean>`pg_advisory_xact_lock(${PROJECTION_LOCK_KEY}) IS NOT NULL`);
-        // Rows, not the affected count: the embedded backend cannot tell a marked statement's kind.
-        const { rows } = await runPrepared(trx, claim.returning('name'));
-        if (rows.length !== names.length) throw new StaleCheckpoints();
-      }
+      if (guess !== undefined) await claimCheckpoints(trx, names, guess, reached);
+      else await trx.updateTable('checkpoints').set({ position: reached }).where('name', 'in', names).where('position', '<', reached).execute();
     }
     await foldEvents(trx, this.projections, events, checkpoints, applied, changed);
-    // Every checkpoint now stands at `reached` unless one was already beyond it.
-    const allAt = Math.max(...names.map((name) => checkpoints.get(name) ?? 0)) <= reached ? reached : undefined;
-    return { from, reached, count: events.length, applied, changed, allAt };
+    let count = events.length;
+    let last = reached;
+    if (guess !== undefined) {
+      // Events committed while this pass folded join it when they are at least as many as it holds:
+      // they skip a pass of their own (BEGIN and COMMIT, and the wait for this pass's end), and the
+      // answers this pass already owes wait one fold longer, for no more requests than it spares.
+      for (;;) {
+        const more = this.store.recent.after(last, limit - count);
+        if (!more || more.length === 0 || more.length < count) break;
+        const joining = await this.store.readNext(last, more.length, trx);
+        const to = joining[joining.length - 1]!.position;
+        await claimCheckpoints(trx, names, last, to);
+        await foldEvents(trx, this.projections, joining, new Map(names.map((name) => [name, last])), applied, changed);
+        count += joining.length;
+        last = to;
+      }
+    }
+    // Every checkpoint now stands at `last` unless one was already beyond it.
+    const allAt = Math.max(...names.map((name) => checkpoints.get(name) ?? 0)) <= last ? last : undefined;
+    return { from, reached: last, count, applied, changed, allAt };
   }
 
   /**
@@ -511,6 +518,21 @@ export class ProjectionRunner {
       }
     });
   }
+}
+
+/**
+ * Moves every checkpoint from `from` to `to` and takes the projection lock, in one statement; throws
+ * StaleCheckpoints unless every checkpoint stood at `from`. Every row the update moves has passed
+ * the lock, so no fold runs without it. The rows are those of the statement's snapshot, maybe taken
+ * before the lock was granted: a row another worker moved meanwhile is checked again at its
+ * committed position, which is no longer `from`.
+ */
+async function claimCheckpoints(trx: Trx, names: string[], from: number, to: number): Promise<void> {
+  const claim = trx.updateTable('checkpoints').set({ position: to }).where('name', 'in', names).where('position', '=', from)
+    .where(sql<boolean>`pg_advisory_xact_lock(${PROJECTION_LOCK_KEY}) IS NOT NULL`);
+  // Rows, not the affected count: the embedded backend cannot tell a marked statement's kind.
+  const { rows } = await runPrepared(trx, claim.returning('name'));
+  if (rows.length !== names.length) throw new StaleCheckpoints();
 }
 
 /** Makes this transaction the one worker until it ends (the lock of every projection pass). */

@@ -6,10 +6,11 @@ import { InProcessBus } from '../../src/bus/in-process-bus.js';
 import { ProjectionRunner, PROJECTION_LOCK_KEY } from '../../src/projection-runner.js';
 import { allProjections } from '../../projections/index.js';
 import type { Db } from '../../src/db/database.js';
+import type { Projection } from '../../src/projections-api.js';
 import { startTestServer } from '../helpers/server.js';
 
-const note = (store: EventStore) => store.append(
-  [{ streamId: 'test-note', expectedVersion: undefined, events: [{ type: 'TestNote', data: {} }] }],
+const note = (store: EventStore, data: Record<string, unknown> = {}) => store.append(
+  [{ streamId: 'test-note', expectedVersion: undefined, events: [{ type: 'TestNote', data }] }],
   { actor_id: null, realm_id: 1, client: 'test', request_id: 'note', time: new Date().toISOString() },
 );
 
@@ -27,9 +28,9 @@ function recording(db: Db): { db: Db; statements: string[] } {
 }
 
 /** A worker of its own (its own store and bus: it hears only its own commits), as another process's. */
-async function ownWorker(t: Test, db: Db) {
+async function ownWorker(t: Test, db: Db, projections: readonly Projection[] = allProjections) {
   const store = new EventStore(db);
-  const runner = new ProjectionRunner(db, store, allProjections, new InProcessBus());
+  const runner = new ProjectionRunner(db, store, projections, new InProcessBus());
   t.teardown(() => runner.stop());
   await note(store);
   await runner.catchUp();
@@ -88,4 +89,34 @@ t.test('a live pass waits for the worker holding the lock, and starts again from
   await runner.catchUp(next!.position);
   const after = await s.platform.db.selectFrom('checkpoints').select('position').execute();
   t.ok(after.every((c) => Number(c.position) === next!.position), 'and keeps folding from there');
+});
+
+t.test('events committed while a pass folds join it when they are at least as many', { skip: !process.env.TEST_DATABASE_URL && 'commits during a pass need a second connection: PostgreSQL' }, async (t) => {
+  const s = await startTestServer(t);
+  s.platform.projections.stop();
+  const { db } = s.platform;
+  const head = (await s.platform.store.head()).position;
+  await db.insertInto('checkpoints').values({ name: 'test-joiner', position: head, version: 1 }).execute();
+  // Folding a note marked `crowd` commits two more notes, as a crowd of requests would meanwhile.
+  let store: EventStore | undefined;
+  const joiner: Projection = {
+    name: 'test-joiner', version: 1, tables: [], handles: new Set(['TestNote']),
+    apply: async (_trx, event) => {
+      if ((event.data as { crowd?: boolean }).crowd) await Promise.all([note(store!), note(store!)]);
+      return false;
+    },
+  };
+  const recorder = recording(db);
+  const worker = await ownWorker(t, recorder.db, [...allProjections, joiner]);
+  store = worker.store;
+  recorder.statements.length = 0;
+  const [first] = await note(store, { crowd: true });
+  await worker.runner.catchUp(first!.position);
+  const last = (await s.platform.store.head()).position;
+  t.equal(last, first!.position + 2, 'the crowd committed during the pass');
+  t.equal(worker.runner.projectedPosition, last, 'one pass folded the note and the crowd');
+  t.equal(recorder.statements.filter((q) => /^update "checkpoints"/i.test(q)).length, 2, 'the checkpoints moved for the note, then for the crowd');
+  t.equal(worker.runner.lastError, undefined, 'no failed pass');
+  const checkpoints = await db.selectFrom('checkpoints').select('position').execute();
+  t.ok(checkpoints.every((c) => Number(c.position) === last), 'every checkpoint moved with it');
 });
