@@ -5,6 +5,7 @@ import type { EventStore } from './eventstore/event-store.js';
 import type { Projection, Trx } from './projections-api.js';
 import { analyzeGrownTables, buildDeferredIndexes, createShadowTables, createShadowTablesIn, deferIndexes, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
 import type { StoredEvent } from './eventstore/types.js';
+import { runPrepared } from './db/prepared.js';
 
 export const PROJECTION_LOCK_KEY = 7_340_002;
 
@@ -256,7 +257,9 @@ export class ProjectionRunner {
         // The commit waits for the disk like any other: a request answers once its events are
         // projected, and a database crash must not take back what it already answered (a read
         // after the restart would miss it until some other write woke the worker).
-        await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
+        // With a guess, the statement that moves the checkpoints takes the lock (one round trip
+        // less per pass); the checkpoints are read only after it otherwise.
+        if (guess === undefined) await lockProjections(trx);
         return this.applyBatchInTransaction(trx, BATCH, guess);
       });
     } catch (error) {
@@ -280,11 +283,12 @@ export class ProjectionRunner {
   }
 
   /**
-   * Applies up to `limit` events after the lowest checkpoint; the caller holds the projection lock.
-   * `guess`: the position every checkpoint stood at after this process's last batch. It saves
-   * reading the checkpoints, and the events come from what this process committed when it has
-   * them; the checkpoint update, made before folding, proves the guess (all rows still there) or
-   * throws StaleCheckpoints before anything is folded on a wrong start.
+   * Applies up to `limit` events after the lowest checkpoint. Without `guess` the caller holds the
+   * projection lock. `guess`: the position every checkpoint stood at after this process's last
+   * batch. It saves reading the checkpoints, and the events come from what this process committed
+   * when it has them; the checkpoint update, made before folding, takes the projection lock and
+   * proves the guess (all rows still there) or throws StaleCheckpoints before anything is folded on
+   * a wrong start.
    */
   async applyBatchInTransaction(trx: Trx, limit: number, guess?: number, page?: LogPage): Promise<BatchResult> {
     const applied = new Map<string, number>();
@@ -303,18 +307,30 @@ export class ProjectionRunner {
     // The checkpoints move before the fold: a wrong guess must stop the pass before it folds events
     // another process already folded (a unique key would fail first and hide the cause).
     if (events.length > 0) {
-      const update = trx.updateTable('checkpoints').set({ position: reached }).where('name', 'in', names);
-      if (guess === undefined) {
-        await update.where('position', '<', reached).execute();
-      } else {
-        const result = await update.where('position', '=', guess).executeTakeFirst();
-        if (Number(result.numUpdatedRows) !== names.length) throw new StaleCheckpoints();
-      }
+      if (guess !== undefined) await claimCheckpoints(trx, names, guess, reached);
+      else await trx.updateTable('checkpoints').set({ position: reached }).where('name', 'in', names).where('position', '<', reached).execute();
     }
     await foldEvents(trx, this.projections, events, checkpoints, applied, changed);
-    // Every checkpoint now stands at `reached` unless one was already beyond it.
-    const allAt = Math.max(...names.map((name) => checkpoints.get(name) ?? 0)) <= reached ? reached : undefined;
-    return { from, reached, count: events.length, applied, changed, allAt };
+    let count = events.length;
+    let last = reached;
+    if (guess !== undefined) {
+      // Events committed while this pass folded join it when they are at least as many as it holds:
+      // they skip a pass of their own (BEGIN and COMMIT, and the wait for this pass's end), and the
+      // answers this pass already owes wait one fold longer, for no more requests than it spares.
+      for (;;) {
+        const more = this.store.recent.after(last, limit - count);
+        if (!more || more.length === 0 || more.length < count) break;
+        const joining = await this.store.readNext(last, more.length, trx);
+        const to = joining[joining.length - 1]!.position;
+        await claimCheckpoints(trx, names, last, to);
+        await foldEvents(trx, this.projections, joining, new Map(names.map((name) => [name, last])), applied, changed);
+        count += joining.length;
+        last = to;
+      }
+    }
+    // Every checkpoint now stands at `last` unless one was already beyond it.
+    const allAt = Math.max(...names.map((name) => checkpoints.get(name) ?? 0)) <= last ? last : undefined;
+    return { from, reached: last, count, applied, changed, allAt };
   }
 
   /**
@@ -331,7 +347,7 @@ export class ProjectionRunner {
     const applied = new Map<string, number>();
     const tables = this.projections.flatMap((p) => p.tables);
     await this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
+      await lockProjections(trx);
       await createShadowTablesIn(trx, tables);
       await useShadowTables(trx);
       const deferred = await deferIndexes(trx, this.projections.flatMap((p) => p.queryIndexes ?? []));
@@ -406,7 +422,7 @@ export class ProjectionRunner {
         try {
           const tailApplied = new Map<string, number>();
           const result = await this.db.transaction().execute(async (trx) => {
-            await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
+            await lockProjections(trx);
             // DROP TABLE waits for readers of the live table; never queue every request behind a stuck one.
             await sql`SELECT set_config('lock_timeout', '5s', true)`.execute(trx);
             await useShadowTables(trx);
@@ -488,7 +504,7 @@ export class ProjectionRunner {
   /** A projection that is new or whose version changed is emptied and refolded from the start. */
   private async prepareCheckpoints(): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
+      await lockProjections(trx);
       const rows = await trx.selectFrom('checkpoints').select(['name', 'version']).execute();
       const known = new Map(rows.map((r) => [r.name, r.version]));
       for (const projection of this.projections) {
@@ -502,6 +518,26 @@ export class ProjectionRunner {
       }
     });
   }
+}
+
+/**
+ * Moves every checkpoint from `from` to `to` and takes the projection lock, in one statement; throws
+ * StaleCheckpoints unless every checkpoint stood at `from`. Every row the update moves has passed
+ * the lock, so no fold runs without it. The rows are those of the statement's snapshot, maybe taken
+ * before the lock was granted: a row another worker moved meanwhile is checked again at its
+ * committed position, which is no longer `from`.
+ */
+async function claimCheckpoints(trx: Trx, names: string[], from: number, to: number): Promise<void> {
+  const claim = trx.updateTable('checkpoints').set({ position: to }).where('name', 'in', names).where('position', '=', from)
+    .where(sql<boolean>`pg_advisory_xact_lock(${PROJECTION_LOCK_KEY}) IS NOT NULL`);
+  // Rows, not the affected count: the embedded backend cannot tell a marked statement's kind.
+  const { rows } = await runPrepared(trx, claim.returning('name'));
+  if (rows.length !== names.length) throw new StaleCheckpoints();
+}
+
+/** Makes this transaction the one worker until it ends (the lock of every projection pass). */
+async function lockProjections(trx: Trx): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
 }
 
 /**
