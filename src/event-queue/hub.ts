@@ -17,8 +17,6 @@ export interface Poll {
   recipient: Recipient;
   /** Deliver only events with an id above this. */
   afterId: number;
-  /** When (Date.now()) the poll is answered with no events if none came: its heartbeat. */
-  deadline: number;
   resolve(events: ClientEvent[]): void;
 }
 
@@ -227,18 +225,6 @@ export class EventQueueHub {
     if (!set) return;
     set.delete(poll);
     if (set.size === 0) this.pollsByUser.delete(poll.recipient.user.id);
-  }
-
-  /** Answers, with no events, every blocked poll whose deadline has come (one timer for all of them). */
-  answerExpired(now: number): void {
-    for (const [userId, set] of this.pollsByUser) {
-      for (const poll of set) {
-        if (poll.deadline > now) continue;
-        set.delete(poll);
-        poll.resolve([]);
-      }
-      if (set.size === 0) this.pollsByUser.delete(userId);
-    }
   }
 
   /** Answers every blocked poll (graceful shutdown). */

@@ -8,7 +8,7 @@ import type { RealmRow } from '../read/realm.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from '../services/context.js';
 import { fetchSections } from './sections.js';
 import { HEARTBEAT_BASE, clientEventId, positionOf, slotOf, snapshotId } from './ids.js';
-import type { EventQueueHub, Poll } from './hub.js';
+import type { EventQueueHub } from './hub.js';
 import { QueueCache } from './queue-cache.js';
 import { CursorWriter } from './cursor-writer.js';
 import type { ClientEvent, QueueOptions, Recipient } from './types.js';
@@ -32,12 +32,8 @@ export interface RegisterParams {
 
 type QueueRow = NonNullable<Awaited<ReturnType<QueueService['readQueue']>>>;
 
-/** Registers a callback for when the client that made a poll goes away (its request's connection closes). */
-export type OnGone = (callback: () => void) => void;
-
 export class QueueService {
   private sweeper: NodeJS.Timeout | undefined;
-  private heartbeats: NodeJS.Timeout | undefined;
   private readonly cursors: CursorWriter;
   private readonly queueCache: QueueCache<QueueRow>;
 
@@ -153,7 +149,7 @@ export class QueueService {
     queueId: string,
     lastEventId: number | undefined,
     dontBlock: boolean,
-    onGone?: OnGone,
+    signal?: AbortSignal,
   ): Promise<{ events: ClientEvent[]; queue_id: string }> {
     const { queue, entry } = await this.loadQueueForPoll(queueId, user);
     const stored = Math.max(entry.ackedId, this.cursors.pending(queueId) ?? 0);
@@ -173,7 +169,7 @@ export class QueueService {
       // Nothing new. Blocking is safe only if the hub has not yet offered events past what we read
       // (it offers everything after its scanned position to blocked polls); otherwise read the gap.
       if (this.hub.scannedPosition > reached) continue;
-      const waited = await this.block(recipient, ackedId, onGone);
+      const waited = await this.block(recipient, ackedId, signal);
       if (waited.length > 0) return { events: waited, queue_id: queueId };
       // Heartbeat: an id above everything delivered and below any future event.
       const head = Math.max(this.hub.scannedPosition, positionOf(ackedId));
@@ -197,27 +193,28 @@ export class QueueService {
     throw errors.badRequest(`Event ${lastEventId} was not in this queue`);
   }
 
-  private block(recipient: Recipient, afterId: number, onGone?: OnGone): Promise<ClientEvent[]> {
-    this.startHeartbeats();
+  private block(recipient: Recipient, afterId: number, signal?: AbortSignal): Promise<ClientEvent[]> {
     return new Promise((resolve) => {
-      const poll: Poll = { recipient, afterId, deadline: Date.now() + this.ctx.config.heartbeatSeconds * 1000, resolve };
-      onGone?.(() => {
+      const poll = {
+        recipient,
+        afterId,
+        resolve: (events: ClientEvent[]) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(events);
+        },
+      };
+      const onAbort = () => {
         this.hub.remove(poll);
-        resolve([]);
-      });
+        poll.resolve([]);
+      };
+      const timer = setTimeout(() => {
+        this.hub.remove(poll);
+        poll.resolve([]);
+      }, this.ctx.config.heartbeatSeconds * 1000);
+      signal?.addEventListener('abort', onAbort);
       this.hub.add(poll);
     });
-  }
-
-  /**
-   * Blocked polls whose heartbeat is due are answered by one timer for all of them: a timer and its closure
-   * per blocked poll weighed on the memory of 10,000 of them.
-   */
-  private startHeartbeats(): void {
-    if (this.heartbeats) return;
-    const periodMs = Math.min(1_000, this.ctx.config.heartbeatSeconds * 250);
-    this.heartbeats = setInterval(() => this.hub.answerExpired(Date.now()), periodMs);
-    this.heartbeats.unref();
   }
 
   async deleteQueue(meta: RequestMeta, user: UserRow, queueId: string, reason: 'client' | 'expired' = 'client'): Promise<void> {
@@ -267,7 +264,6 @@ export class QueueService {
 
   stop(): void {
     if (this.sweeper) clearInterval(this.sweeper);
-    if (this.heartbeats) clearInterval(this.heartbeats);
     this.cursors.stop();
     this.hub.releaseAll();
   }

@@ -46,16 +46,17 @@ export default async function eventRoutes(app: FastifyInstance, { services }: { 
       },
     },
     handler: async ({ params, user, realm, meta, request }) => {
-      const onGone = (callback: () => void) => void request.raw.once('close', callback);
+      const abort = new AbortController();
+      request.raw.once('close', () => abort.abort());
       // Without a queue id, the parameters register a new queue (as the real server allows) and the
       // answer is that queue's first events with its id, not the /register state.
       if (params.queue_id === undefined) {
         const registered = await queues.register(meta, user, realm, { ...params, fetch_event_types: [] });
         const queueId = String(registered.queue_id);
-        const polled = await queues.getEvents(user, realm, queueId, -1, params.dont_block ?? false, onGone);
+        const polled = await queues.getEvents(user, realm, queueId, -1, params.dont_block ?? false, abort.signal);
         return { ...polled, queue_id: queueId };
       }
-      return queues.getEvents(user, realm, params.queue_id, params.last_event_id, params.dont_block ?? false, onGone);
+      return queues.getEvents(user, realm, params.queue_id, params.last_event_id, params.dont_block ?? false, abort.signal);
     },
   });
 
