@@ -14,6 +14,7 @@
  *    the same sender's latencies alone for BENCH_SECONDS just before.
  */
 import { randomUUID, randomBytes } from 'node:crypto';
+import os from 'node:os';
 import { loadConfig } from '../src/config.js';
 import { createPlatform } from '../src/platform.js';
 import { allProjections } from '../projections/index.js';
@@ -26,11 +27,27 @@ import { Role } from '../src/domain/roles.js';
 import { applyRetention } from '../src/services/retention.js';
 import { EventCrypto } from '../src/eventstore/crypto/index.js';
 import { freshDatabase, percentile, throughput, writeResult } from './util.js';
+import { sendOverHttp } from './forgetting-http.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SHRED = Number(process.env.BENCH_SHRED ?? 100_000);
 const SENDERS = 8;
-const ROUNDS = 2;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+/** `send`: only part 1 (the send comparison), for iterating on the cost of sealing. */
+const SEND_ONLY = process.env.BENCH_PARTS === 'send';
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+const httpRounds = process.env.BENCH_HTTP === '0' ? undefined : await sendOverHttp(SENDERS, SECONDS, ROUNDS, (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean));
+const summarize = (rounds: Record<'on' | 'off', Array<{ perSecond: number }>>) => {
+  const on = mean(rounds.on.map((x) => x.perSecond));
+  const off = mean(rounds.off.map((x) => x.perSecond));
+  return { on, off, slowdown: 1 - on / off };
+};
+if (httpRounds) {
+  const { on, off, slowdown } = summarize(httpRounds);
+  const cpu = (mode: 'on' | 'off', key: 'serverCpuMs' | 'databaseCpuMs') => mean(httpRounds[mode].map((x) => x[key])).toFixed(3);
+  console.log(`http send mean: on ${Math.round(on)} msg/s, off ${Math.round(off)}, ${(100 * slowdown).toFixed(1)}% slower; server CPU/send on ${cpu('on', 'serverCpuMs')} off ${cpu('off', 'serverCpuMs')} ms; database on ${cpu('on', 'databaseCpuMs')} off ${cpu('off', 'databaseCpuMs')}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+}
 
 const database = await freshDatabase('bench_forgetting');
 const config = {
@@ -57,20 +74,34 @@ try {
     sendMessage(platform, meta(users[w]!.id), users[w]!, realm, { type: 'stream', to: stream.id, topic: `topic ${w % 3}`, content: `message ${i} from ${w}: some words of a usual length, with **markdown**` }).then(() => undefined);
 
   // 1. Send: rounds alternate so drift of the machine hits both alike.
-  await throughput(SENDERS, 2_000, send); // warm-up
-  const rounds: Record<'on' | 'off', Array<{ perSecond: number; p99: number }>> = { on: [], off: [] };
+  // Warm-up in both modes: the first round measured used to be the slowest, and it was always 'on'.
+  for (const mode of ['on', 'off'] as const) {
+    platform.store.crypto = mode === 'on' ? crypto : undefined;
+    await throughput(SENDERS, 3_000, send);
+  }
+  const rounds: Record<'on' | 'off', Array<{ perSecond: number; p99: number; cpuMs: number }>> = { on: [], off: [] };
   for (let r = 0; r < ROUNDS; r++) {
-    for (const mode of ['on', 'off'] as const) {
+    for (const mode of r % 2 === 0 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
       platform.store.crypto = mode === 'on' ? crypto : undefined;
+      const cpu = process.cpuUsage();
+      const startedUs = process.hrtime.bigint() / 1000n;
       const result = await throughput(SENDERS, SECONDS * 1000, send);
-      rounds[mode].push({ perSecond: result.perSecond, p99: percentile(result.latencies, 99) });
-      console.log(`send, encryption ${mode}: ${result.perSecond} msg/s, p99 ${percentile(result.latencies, 99)} ms`);
+      const used = process.cpuUsage(cpu);
+      // CPU per send (this process: clients, server and folding alike) moves less with the machine's load than msg/s.
+      const cpuMs = Number(((used.user + used.system) / 1000 / result.ops).toFixed(3));
+      rounds[mode].push({ perSecond: result.perSecond, p99: percentile(result.latencies, 99), cpuMs });
+      // The monotonic clock --cpu-prof samples carry: a profile can be cut to the rounds of one mode.
+      if (process.execArgv.includes('--cpu-prof')) console.log(`window ${mode} ${startedUs} ${process.hrtime.bigint() / 1000n} us`);
+      console.log(`send, encryption ${mode}: ${result.ops} sends, ${result.perSecond} msg/s, p99 ${percentile(result.latencies, 99)} ms, ${cpuMs} ms CPU/send, load ${os.loadavg()[0]!.toFixed(2)}`);
     }
   }
   platform.store.crypto = crypto;
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const sendOn = mean(rounds.on.map((x) => x.perSecond));
   const sendOff = mean(rounds.off.map((x) => x.perSecond));
+  const cpuOn = mean(rounds.on.map((x) => x.cpuMs));
+  const cpuOff = mean(rounds.off.map((x) => x.cpuMs));
+  console.log(`send mean: on ${Math.round(sendOn)} msg/s, off ${Math.round(sendOff)} msg/s, ${(100 * (1 - sendOn / sendOff)).toFixed(1)}% slower; CPU/send on ${cpuOn.toFixed(3)} ms, off ${cpuOff.toFixed(3)} ms; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  if (SEND_ONLY) process.exit(0);
 
   // 3 (set-up). Old messages to shred: MessageSent events as the service writes them, 400 days old.
   const template = (await store.readStream(messageStream((await db.selectFrom('messages').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow()).id)))[0]!.data;
@@ -167,7 +198,8 @@ try {
     date: new Date().toISOString(),
     scale: { send_seconds_per_round: SECONDS, shred_messages: SHRED, ...(SHRED < 100_000 ? { note: 'short run: BENCH_SHRED=100000 is the target size' } : {}) },
     machine: { cpus: (await import('node:os')).cpus().length, loadavg: (await import('node:os')).loadavg() },
-    send: { senders: SENDERS, seconds_per_round: SECONDS, rounds, encryption_on_per_second: Math.round(sendOn), encryption_off_per_second: Math.round(sendOff), slowdown: Number((1 - sendOn / sendOff).toFixed(3)), target_slowdown_max: 0.1 },
+    ...(httpRounds ? { send_http: { senders: SENDERS, seconds_per_round: SECONDS, rounds: httpRounds, encryption_on_per_second: Math.round(summarize(httpRounds).on), encryption_off_per_second: Math.round(summarize(httpRounds).off), slowdown: Number(summarize(httpRounds).slowdown.toFixed(3)), target_slowdown_max: 0.1 } } : {}),
+    send: { senders: SENDERS, seconds_per_round: SECONDS, rounds, encryption_on_per_second: Math.round(sendOn), encryption_off_per_second: Math.round(sendOff), slowdown: Number((1 - sendOn / sendOff).toFixed(3)), cpu_ms_per_send_on: Number(cpuOn.toFixed(3)), cpu_ms_per_send_off: Number(cpuOff.toFixed(3)), target_slowdown_max: 0.1 },
     rebuild: { ...rebuildResult, open_microseconds_per_event: Number(openMicros.toFixed(2)), open_ceiling_events_per_second: Math.round(1e6 / openMicros) },
     retention_shred: { messages: shredded, seconds: Number(shredSeconds.toFixed(2)), target_seconds_max: 30, sends_meanwhile: sendLatencies.length, send_latency_max_ms: Number(Math.max(...sendLatencies).toFixed(1)), send_latency_p99_ms: percentile(sendLatencies, 99),
       floor_sends_per_second: Number((floorLatencies.length / SECONDS).toFixed(1)), floor_send_latency_max_ms: Number(Math.max(...floorLatencies).toFixed(1)), floor_send_latency_p99_ms: percentile(floorLatencies, 99), target_send_block_max_ms: 100 },
