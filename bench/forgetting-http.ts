@@ -91,7 +91,8 @@ export async function sendOverHttp(senders: number, seconds: number, rounds: num
     const off = await startTarget('off', senders, cleanups, nodeArgs);
     const backendPids = async (t: Target) =>
       (await t.pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [t.app])).rows.map((r) => r.pid);
-    for (const t of [on, off]) await throughput(senders, 3_000, (w, i) => sendOnce(t, w, i)); // warm-up
+    // Warm-up in turns: in trials the first rounds measured were far slower than the rest (JIT, caches).
+    for (let turn = 0; turn < 2; turn++) for (const t of [on, off]) await throughput(senders, 3_000, (w, i) => sendOnce(t, w, i));
     const result: Record<Mode, SendRound[]> = { on: [], off: [] };
     for (let round = 0; round < rounds; round++) {
       for (const t of round % 2 === 0 ? [on, off] : [off, on]) {
