@@ -1,11 +1,26 @@
 /**
  * Cost of crypto-shredding on real PostgreSQL. Writes bench/results/forgetting.json.
  *
- *   npx tsx bench/forgetting.ts   (BENCH_DATABASE_URL; BENCH_SECONDS per send round, default 10;
- *                                  BENCH_SHRED messages to shred by retention, default 100,000)
+ *   npx tsx bench/forgetting.ts   (BENCH_DATABASE_URL, BENCH_NATS_URL; BENCH_SECONDS per send round,
+ *                                  default 5; BENCH_ROUNDS send rounds per mode, default 6;
+ *                                  BENCH_SHRED messages to shred by retention, default 100,000;
+ *                                  BENCH_PARTS=send: part 1 only, =http: its HTTP half only;
+ *                                  BENCH_HTTP=0: skip the HTTP half; BENCH_SERVER_NODE_ARGS, e.g.
+ *                                  "--cpu-prof --cpu-prof-dir=/tmp/p": prints each round's window)
  *
- * 1. Send throughput and p99 through the message service (8 senders), in alternating rounds with
- *    encryption on and off in the same run (off = the store writes plaintext, as before).
+ * 1. Send throughput and p99, 8 senders, encryption on against off, in alternating rounds whose
+ *    order is reversed every other round, after a warm-up of each mode in turns:
+ *    a. as a client sees it (our standard, bench/forgetting-http.ts): POST /messages over HTTP to
+ *       two server processes on PostgreSQL + NATS, each with its own database: the production build
+ *       (encryption always on) and bench/plaintext-server.ts, the same code bundled the same way
+ *       with the store's sealing switched off after start-up. Production has no switch to write
+ *       plaintext and gets none: the floor is a benchmark-only entry point that nothing in src/
+ *       imports and the build does not compile (see its header). Per round: msg/s, p50/p99, and the
+ *       CPU per send of the server process and of its database connections.
+ *    b. through the message service in this process (the figure reported before; off = the same
+ *       store with its crypto unset), with this process's CPU per send.
+ *    Each reports the means and the median of the rounds' paired slowdowns (on against the off turn
+ *    beside it): on a shared machine one slow round moves a mean, the paired median much less.
  * 2. Rebuild events/s of the whole log with encryption on (every MessageSent opened again), beside
  *    its floor: the same events (opened) appended in the same order to a second database with
  *    encryption off, rebuilt in alternation with the first.
@@ -29,7 +44,7 @@ import { EventCrypto } from '../src/eventstore/crypto/index.js';
 import { freshDatabase, percentile, throughput, writeResult } from './util.js';
 import { sendOverHttp } from './forgetting-http.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const SHRED = Number(process.env.BENCH_SHRED ?? 100_000);
 const SENDERS = 8;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
