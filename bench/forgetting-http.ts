@@ -8,14 +8,15 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { build } from 'esbuild';
 import pg from 'pg';
 import { benchRoot, freshDatabase, percentile, throughput } from './util.js';
 import { cpuTicks, freePort, loadAverage, MS_PER_TICK, startProcess, startServerProcess, stopProcess } from './server-process.js';
-import { basic, callJson, closeConnections, request } from './http-client.js';
+import { closeConnections, request } from './http-client.js';
+import { benchNatsStream, channelMembers, ownerAuthOf } from './channel-members.js';
 
 const API = '/api/v1';
 const repository = path.resolve(benchRoot, '..');
@@ -49,7 +50,7 @@ async function startTarget(mode: Mode, senders: number, cleanups: Array<() => Pr
   const app = `bench-forgetting-${mode}`;
   const env = {
     DATABASE_URL: database.url, NATS_URL: process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222',
-    NATS_STREAM: `BENCH_${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`, DATA_DIR: dataDir,
+    NATS_STREAM: benchNatsStream(), DATA_DIR: dataDir,
     DATA_KEY_SECRET: randomUUID().replace(/-/g, '') + randomUUID().replace(/-/g, ''),
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', RATE_LIMIT_PER_MINUTE: '0', WEB_CONCURRENCY: '1', PORT: String(port), PGAPPNAME: app,
   };
@@ -60,18 +61,7 @@ async function startTarget(mode: Mode, senders: number, cleanups: Array<() => Pr
   cleanups.push(() => stopProcess(child));
   const pool = new pg.Pool({ connectionString: database.url, max: 1 });
   cleanups.push(() => pool.end());
-  const zuliprc = readFileSync(path.join(dataDir, 'zuliprc'), 'utf8');
-  const ownerAuth = basic(/email=(\S+)/.exec(zuliprc)![1]!, /key=(\S+)/.exec(zuliprc)![1]!);
-  const users = [];
-  for (let i = 0; i < senders; i++) {
-    const email = `sender${i}@example.com`;
-    const password = randomUUID();
-    const { user_id: id } = await callJson(port, 'POST', `${API}/users`, ownerAuth, { email, full_name: `Sender ${i}`, password });
-    const { api_key: key } = await callJson(port, 'POST', `${API}/fetch_api_key`, undefined, { username: email, password });
-    users.push({ id: id as number, auth: basic(email, key as string) });
-  }
-  await callJson(port, 'POST', `${API}/users/me/subscriptions`, ownerAuth, { subscriptions: JSON.stringify([{ name: 'bench' }]), principals: JSON.stringify(users.map((u) => u.id)) });
-  const { stream_id: streamId } = await callJson(port, 'GET', `${API}/get_stream_id?stream=bench`, ownerAuth);
+  const { users, streamId } = await channelMembers(port, ownerAuthOf(dataDir), senders);
   return { mode, child, port, app, pool, users, streamId };
 }
 

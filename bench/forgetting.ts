@@ -64,8 +64,9 @@ const summarize = (rounds: Record<'on' | 'off', Array<{ perSecond: number }>>) =
   const median = (paired[(paired.length - 1) >> 1]! + paired[paired.length >> 1]!) / 2;
   return { on, off, slowdown: 1 - on / off, medianRoundSlowdown: median };
 };
-if (httpRounds) {
-  const { on, off, slowdown, medianRoundSlowdown } = summarize(httpRounds);
+const http = httpRounds && summarize(httpRounds);
+if (httpRounds && http) {
+  const { on, off, slowdown, medianRoundSlowdown } = http;
   const cpu = (mode: 'on' | 'off', key: 'serverCpuMs' | 'databaseCpuMs') => mean(httpRounds[mode].map((x) => x[key])).toFixed(3);
   console.log(`http send mean: on ${Math.round(on)} msg/s, off ${Math.round(off)}, ${(100 * slowdown).toFixed(1)}% slower (median of rounds ${(100 * medianRoundSlowdown).toFixed(1)}%); server CPU/send on ${cpu('on', 'serverCpuMs')} off ${cpu('off', 'serverCpuMs')} ms; database on ${cpu('on', 'databaseCpuMs')} off ${cpu('off', 'databaseCpuMs')}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }
@@ -119,11 +120,9 @@ try {
     }
   }
   platform.store.crypto = crypto;
-  const sendOn = mean(rounds.on.map((x) => x.perSecond));
-  const sendOff = mean(rounds.off.map((x) => x.perSecond));
+  const { on: sendOn, off: sendOff, medianRoundSlowdown: inProcessMedian } = summarize(rounds);
   const cpuOn = mean(rounds.on.map((x) => x.cpuMs));
   const cpuOff = mean(rounds.off.map((x) => x.cpuMs));
-  const inProcessMedian = summarize(rounds).medianRoundSlowdown;
   console.log(`send mean: on ${Math.round(sendOn)} msg/s, off ${Math.round(sendOff)} msg/s, ${(100 * (1 - sendOn / sendOff)).toFixed(1)}% slower (median of rounds ${(100 * inProcessMedian).toFixed(1)}%); CPU/send on ${cpuOn.toFixed(3)} ms, off ${cpuOff.toFixed(3)} ms; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   if (SEND_ONLY) process.exit(0);
 
@@ -222,7 +221,7 @@ try {
     date: new Date().toISOString(),
     scale: { send_seconds_per_round: SECONDS, shred_messages: SHRED, ...(SHRED < 100_000 ? { note: 'short run: BENCH_SHRED=100000 is the target size' } : {}) },
     machine: { cpus: (await import('node:os')).cpus().length, loadavg: (await import('node:os')).loadavg() },
-    ...(httpRounds ? { send_http: { senders: SENDERS, seconds_per_round: SECONDS, rounds: httpRounds, encryption_on_per_second: Math.round(summarize(httpRounds).on), encryption_off_per_second: Math.round(summarize(httpRounds).off), slowdown: Number(summarize(httpRounds).slowdown.toFixed(3)), median_round_slowdown: Number(summarize(httpRounds).medianRoundSlowdown.toFixed(3)), target_slowdown_max: 0.1 } } : {}),
+    ...(http ? { send_http: { senders: SENDERS, seconds_per_round: SECONDS, rounds: httpRounds, encryption_on_per_second: Math.round(http.on), encryption_off_per_second: Math.round(http.off), slowdown: Number(http.slowdown.toFixed(3)), median_round_slowdown: Number(http.medianRoundSlowdown.toFixed(3)), target_slowdown_max: 0.1 } } : {}),
     send: { senders: SENDERS, seconds_per_round: SECONDS, rounds, encryption_on_per_second: Math.round(sendOn), encryption_off_per_second: Math.round(sendOff), slowdown: Number((1 - sendOn / sendOff).toFixed(3)), median_round_slowdown: Number(inProcessMedian.toFixed(3)), cpu_ms_per_send_on: Number(cpuOn.toFixed(3)), cpu_ms_per_send_off: Number(cpuOff.toFixed(3)), target_slowdown_max: 0.1 },
     rebuild: { ...rebuildResult, open_microseconds_per_event: Number(openMicros.toFixed(2)), open_ceiling_events_per_second: Math.round(1e6 / openMicros) },
     retention_shred: { messages: shredded, seconds: Number(shredSeconds.toFixed(2)), target_seconds_max: 30, sends_meanwhile: sendLatencies.length, send_latency_max_ms: Number(Math.max(...sendLatencies).toFixed(1)), send_latency_p99_ms: percentile(sendLatencies, 99),

@@ -24,6 +24,7 @@ import { Role } from '../src/domain/roles.js';
 import { generateApiKey } from '../src/services/secrets.js';
 import { freshDatabase, percentile, writeResult, benchRoot } from './util.js';
 import { freePort, loadAverage, sleep, startProcess, startServerProcess } from './server-process.js';
+import { benchNatsStream } from './channel-members.js';
 
 const SIZES = (process.env.LONGPOLL_SIZES ?? '1000,10000').split(',').map(Number);
 /** Extra node options for the server process (BENCH_SERVER_NODE_ARGS), e.g. a heap setting to compare. */
@@ -117,7 +118,7 @@ async function measureFloor(n: number) {
 async function measureServer(n: number) {
   const database = await freshDatabase('bench_longpoll');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'longpoll-'));
-  const natsStream = `BENCH_${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`;
+  const natsStream = benchNatsStream();
   const env = { DATABASE_URL: database.url, NATS_URL: process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222', NATS_STREAM: natsStream, DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', HEARTBEAT_SECONDS: '600', WEB_CONCURRENCY: '1' };
   const port = freePort();
   const child = await startMeasured((memory) => startServerProcess([...serverNodeArgs, ...gcOnSignal], { ...env, ...memory, PORT: String(port) }));

@@ -27,12 +27,12 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import pg from 'pg';
 import { freshDatabase, percentile, throughput, writeResult } from './util.js';
 import { cpuTicks, freePort, loadAverage, MS_PER_TICK, startProcess, startServerProcess, stopProcess } from './server-process.js';
-import { basic, callJson, closeConnections, request } from './http-client.js';
+import { closeConnections, request } from './http-client.js';
+import { benchNatsStream, channelMembers, ownerAuthOf } from './channel-members.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -42,21 +42,6 @@ const SEED = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
 const GET_REQUESTS = Number(process.env.BENCH_GETS ?? 300);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const API = '/api/v1';
-
-const call = callJson;
-
-/** Runs `task` over `items`, `width` at a time. */
-async function inParallel<T, R>(items: T[], width: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await task(items[i]!, i);
-    }
-  }));
-  return results;
-}
 
 interface Target {
   name: string;
@@ -84,7 +69,7 @@ async function startServer(name: string, logLevel: string, nodeArgs: string[], c
   const child = await startServerProcess(nodeArgs, {
     DATABASE_URL: database.url,
     NATS_URL: natsUrl,
-    NATS_STREAM: `BENCH_${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`,
+    NATS_STREAM: benchNatsStream(),
     DATA_DIR: dataDir,
     LOG_LEVEL: logLevel,
     RATE_LIMIT_PER_MINUTE: '0',
@@ -95,21 +80,10 @@ async function startServer(name: string, logLevel: string, nodeArgs: string[], c
   cleanups.push(() => stopProcess(child));
   const dbPool = new pg.Pool({ connectionString: database.url, max: 2 });
   cleanups.push(() => dbPool.end());
-  const zuliprc = readFileSync(path.join(dataDir, 'zuliprc'), 'utf8');
-  const ownerAuth = basic(/email=(\S+)/.exec(zuliprc)![1]!, /key=(\S+)/.exec(zuliprc)![1]!);
+  const ownerAuth = ownerAuthOf(dataDir);
 
   console.log(`${name}: creating ${SUBSCRIBERS} members and a channel`);
-  const users = await inParallel(Array.from({ length: SUBSCRIBERS }, (_, i) => i), 4, async (i) => {
-    const email = `sender${i}@example.com`;
-    const password = randomUUID();
-    const { user_id: id } = await call(port, 'POST', `${API}/users`, ownerAuth, { email, full_name: `Sender ${i}`, password });
-    const { api_key: key } = await call(port, 'POST', `${API}/fetch_api_key`, undefined, { username: email, password });
-    return { id: id as number, auth: basic(email, key as string) };
-  });
-  await call(port, 'POST', `${API}/users/me/subscriptions`, ownerAuth, {
-    subscriptions: JSON.stringify([{ name: 'bench' }]), principals: JSON.stringify(users.map((u) => u.id)),
-  });
-  const { stream_id: streamId } = await call(port, 'GET', `${API}/get_stream_id?stream=bench`, ownerAuth);
+  const { users, streamId } = await channelMembers(port, ownerAuth, SUBSCRIBERS);
   return { name, child, port, url: `${API}/messages`, app, dbPool, users, streamId };
 }
 

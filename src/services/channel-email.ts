@@ -5,7 +5,6 @@ import type { UserRow } from '../read/users.js';
 import { canReadStreamContent, isSubscribed, type StreamRow } from '../visibility.js';
 import { isDbInt } from '../domain/ids.js';
 
-
 /**
  * The channel name as the real server puts it in a gateway address: every run of characters other
  * than letters, digits and "_" becomes one "-", lower-cased, without a leading or trailing "-".

@@ -16,7 +16,6 @@ export interface LegalHold {
   since: number;
 }
 
-
 async function requireSubject(db: Db, realmId: number, scope: HoldScope, id: number): Promise<void> {
   if (!isDbInt(id)) throw errors.badRequest(scope === 'channel' ? 'Invalid channel ID' : 'No such user');
   const found = scope === 'channel'

@@ -105,7 +105,6 @@ function parseDmTargets(to: unknown): Array<string | number> {
   return value as Array<string | number>;
 }
 
-
 async function findStream(db: Db, realmId: number, target: string | number): Promise<StreamRow | undefined> {
   if (typeof target === 'number' && !isDbInt(target)) return undefined;
   const q = db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).where('deactivated', '=', false);

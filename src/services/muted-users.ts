@@ -15,7 +15,6 @@ import { isDbInt } from '../domain/ids.js';
 
 export const mutedUsersStream = (userId: number) => `muted-users-${userId}`;
 
-
 /** The other user, bots and deactivated users included, as the real server's access check allows. */
 async function requireMutableUser(ctx: ServiceContext, user: UserRow, otherId: number): Promise<UserRow> {
   if (!isDbInt(otherId)) throw errors.noSuchUser();
