@@ -9,10 +9,19 @@ export interface Bus {
   /** Tell every process (this one included) that the log or the read tables advanced. */
   publishWake(signal: WakeSignal): void;
   onWake(listener: (signal: WakeSignal) => void): void;
-  /** Publish committed events downstream (JetStream); resolves once they are stored there. */
-  publishEvents(events: readonly StoredEvent[]): Promise<void>;
+  /**
+   * Publish committed events downstream (JetStream); resolves once they are stored there.
+   * `continuing`: the first event follows this bus's own last publish (ownLastPublished), and is
+   * refused downstream, with the rest, if anything else was stored since.
+   */
+  publishEvents(events: readonly StoredEvent[], options?: { continuing?: boolean }): Promise<void>;
   /** Highest log position already stored downstream, if the bus can tell. */
   lastPublishedPosition(): Promise<number | undefined>;
+  /**
+   * The position of the last event this bus itself stored downstream, if it knows one: a guess
+   * only (another process may have published since), which a `continuing` publish checks.
+   */
+  ownLastPublished?(): number | undefined;
   isConnected(): boolean;
   close(): Promise<void>;
 }

@@ -39,8 +39,8 @@ export class NatsBus implements Bus {
   private readonly origin = randomUUID();
   /** When the stream was created, as last read: a stream made anew restarts its sequence numbers. */
   private streamCreated: string | undefined;
-  /** The stream sequence and log position of the last event this process stored. */
-  private lastStored: { created: string; seq: number; position: number } | undefined;
+  /** The stream sequence, log position and event id of the last event this process stored. */
+  private lastStored: { created: string; seq: number; position: number; eventId: string } | undefined;
 
   /** JetStream stream holding the log; subjects are `<stream>.events.<type>`, wake-ups `<stream>.wake`. */
   readonly stream: string;
@@ -76,6 +76,9 @@ export class NatsBus implements Bus {
           timeout: 2_000,
           // This connection's own wake-ups are not sent back to it (its listeners had them already).
           noEcho: true,
+          // No stack trace captured per request (one per event published): a failed publish is
+          // retried by the relay, which does not need to know where the request was made.
+          noAsyncTraces: true,
         });
         // close() came while connecting (a short CLI command): this connection must not keep the process alive.
         if (this.closed) {
@@ -157,26 +160,39 @@ export class NatsBus implements Bus {
     this.wakeListeners.push(listener);
   }
 
-  async publishEvents(events: readonly StoredEvent[]): Promise<void> {
+  async publishEvents(events: readonly StoredEvent[], options: { continuing?: boolean } = {}): Promise<void> {
     if (this.refusal) throw new Error(this.refusal);
     const js = this.js;
     if (!js) throw new Error('NATS is not connected');
+    const after = options.continuing ? this.lastStored?.eventId : undefined;
+    if (options.continuing && after === undefined) throw new Error('no publish of this process to continue from');
+    // Whatever happens next, the stream's last message is known again only from a full success.
+    const stored = this.lastStored;
+    this.lastStored = undefined;
     // Sent back to back rather than one round trip each. Each after the first names its predecessor
-    // (expected last message id): should one be lost, JetStream refuses those after it instead of
-    // storing a gap, and the next relay pass starts again from the last one stored.
+    // (expected last message id), and the first names this bus's own last publish when continuing:
+    // should one be lost, or anything else reach the stream in between, JetStream refuses those
+    // after it instead of storing a gap, and the relay starts again from the last one stored.
     const acks = events.map((event, i) => {
       const h = headers();
       h.set(POSITION_HEADER, String(event.position));
       h.set(LOG_HEADER, this.scope.logId);
+      const lastMsgID = i > 0 ? events[i - 1]!.event_id : after;
       return js.publish(`${this.subjectPrefix}.${event.type}`, codec.encode(event), {
-        msgID: event.event_id, headers: h, timeout: 5_000, ...(i > 0 ? { expect: { lastMsgID: events[i - 1]!.event_id } } : {}),
+        msgID: event.event_id, headers: h, timeout: 5_000, ...(lastMsgID !== undefined ? { expect: { lastMsgID } } : {}),
       });
     });
     const results = await Promise.allSettled(acks);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
     const last = results.at(-1);
-    if (last?.status === 'fulfilled' && this.streamCreated) this.lastStored = { created: this.streamCreated, seq: last.value.seq, position: events.at(-1)!.position };
+    const created = this.streamCreated ?? stored?.created;
+    if (last?.status === 'fulfilled' && created) this.lastStored = { created, seq: last.value.seq, position: events.at(-1)!.position, eventId: events.at(-1)!.event_id };
+    else this.lastStored = stored;
+  }
+
+  ownLastPublished(): number | undefined {
+    return this.lastStored?.position;
   }
 
   async lastPublishedPosition(): Promise<number | undefined> {

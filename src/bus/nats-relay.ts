@@ -2,15 +2,19 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { EventStore } from '../eventstore/event-store.js';
 import type { Bus } from './bus.js';
+import type { StoredEvent } from '../eventstore/types.js';
 
 export const RELAY_LOCK_KEY = 7_340_003;
 const BATCH = 500;
 /**
  * A pass starts this long after the commit that asks for it, so the commits of that moment share
- * it: each pass costs two queries and a JetStream request whatever it carries, while nothing in the
- * server waits on JetStream (readers are woken by the wake-ups).
+ * it: each pass costs two queries (the lock) and a write to NATS whatever it carries, while nothing
+ * in the server waits on JetStream (readers are woken by the wake-ups).
  */
-export const RELAY_GATHER_MS = 10;
+export const RELAY_GATHER_MS = 50;
+
+/** JetStream answered and refused the publish (an expected last message that is not the last, ...). */
+export const isJetStreamRefusal = (error: unknown) => typeof error === 'object' && error !== null && 'api_error' in error && (error as { api_error?: unknown }).api_error !== undefined;
 
 /**
  * The log is the outbox: this relay publishes committed events to JetStream from where the
@@ -98,11 +102,29 @@ export class NatsRelay {
    * Publishes the next events after what JetStream holds; returns how many. What this process
    * committed comes from memory; anything else is read on `conn` (the connection holding the lock:
    * asking the pool for a second one could wait for ever on a single-connection database).
+   * After a pass of its own, the relay continues from its own last publish without asking the
+   * stream where it stands; JetStream refuses that publish if anything else reached the stream
+   * since (another process's relay, a purge), and the pass then asks.
    */
   private async relayBatch(conn: Db): Promise<number> {
+    const own = this.bus.ownLastPublished?.();
+    if (own !== undefined && own >= this.relayedPosition) {
+      const events = await this.store.readNextStored(own, BATCH, conn);
+      if (events.length === 0) return 0;
+      try {
+        await this.bus.publishEvents(events, { continuing: true });
+        return this.relayed(events, own);
+      } catch (error) {
+        if (!isJetStreamRefusal(error)) throw error;
+      }
+    }
     const from = (await this.bus.lastPublishedPosition()) ?? 0;
     const events = await this.store.readNextStored(from, BATCH, conn);
     await this.bus.publishEvents(events);
+    return this.relayed(events, from);
+  }
+
+  private relayed(events: readonly StoredEvent[], from: number): number {
     this.relayedPosition = events.length > 0 ? events[events.length - 1]!.position : from;
     return events.length;
   }

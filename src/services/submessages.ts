@@ -4,7 +4,8 @@ import type { SubmessageAdded } from '../domain/submessages/events.js';
 import { validatePollData, validateTodoData, WidgetError } from '../domain/submessages/widgets.js';
 import type { UserRow } from '../read/users.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
-import { runPrepared } from '../db/prepared.js';
+import { preparedTemplate } from '../db/prepared.js';
+import type { Db } from '../db/database.js';
 import { MESSAGE_COLUMNS } from '../read/messages.js';
 import { messageAccessSql, messageVisibleWith } from '../read/narrow.js';
 import { invalidMessage } from './messages.js';
@@ -34,15 +35,17 @@ const widgetTypeIn = (content: string): string | null => {
  */
 async function submessageContext(ctx: ServiceContext, viewerId: number, messageId: number) {
   if (!Number.isInteger(messageId) || messageId <= 0 || messageId > 2_147_483_647) return undefined;
-  // Prepared: planning this statement's subqueries cost about as much as running them (lookups by key).
-  const { rows } = await runPrepared(ctx.db, ctx.db.selectFrom('messages as m').select(MESSAGE_COLUMNS).select([
-    messageAccessSql(viewerId).as('access'),
-    sql<boolean>`EXISTS (SELECT 1 FROM submessages s WHERE s.message_id = m.id AND s.sender_id = m.sender_id)`.as('sender_has_submessage'),
-    sql<string | null>`(SELECT s.content FROM submessages s WHERE s.message_id = m.id AND s.msg_type = 'widget' ORDER BY s.id LIMIT 1)`.as('widget_content'),
-    sql<string | number>`nextval('submessage_id_seq')`.as('submessage_id'),
-  ]).where('m.id', '=', messageId));
+  const { rows } = await submessageContextQuery(ctx.db, viewerId, messageId);
   return rows[0];
 }
+
+// Prepared: planning this statement's subqueries cost about as much as running them (lookups by key).
+const submessageContextQuery = preparedTemplate((db: Db, viewerId: number, messageId: number) => db.selectFrom('messages as m').select(MESSAGE_COLUMNS).select([
+  messageAccessSql(viewerId).as('access'),
+  sql<boolean>`EXISTS (SELECT 1 FROM submessages s WHERE s.message_id = m.id AND s.sender_id = m.sender_id)`.as('sender_has_submessage'),
+  sql<string | null>`(SELECT s.content FROM submessages s WHERE s.message_id = m.id AND s.msg_type = 'widget' ORDER BY s.id LIMIT 1)`.as('widget_content'),
+  sql<string | number>`nextval('submessage_id_seq')`.as('submessage_id'),
+]).where('m.id', '=', messageId));
 
 /**
  * POST /submessage, as the real server: the message must be visible to the user; the first

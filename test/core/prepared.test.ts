@@ -1,7 +1,8 @@
 import t from 'tap';
 import { sql } from 'kysely';
 import { startTestPlatform } from '../helpers/platform.js';
-import { preparedName, runPrepared } from '../../src/db/prepared.js';
+import { preparedName, preparedTemplate, runPrepared } from '../../src/db/prepared.js';
+import type { Db } from '../../src/db/database.js';
 
 t.test('a statement run with runPrepared gives the same rows as a plain one, on either backend', async (t) => {
   const p = await startTestPlatform(t, []);
@@ -40,4 +41,27 @@ t.test('on PostgreSQL the statement is prepared once per connection, and follows
     t.same((await runPrepared(trx, query)).rows, [{ label: 'public' }]);
     await sql`DROP SCHEMA prepared_shadow CASCADE`.execute(trx);
   });
+});
+
+t.test('a statement compiled once (preparedTemplate) takes each call\'s values, wherever and however often they appear', async (t) => {
+  const p = await startTestPlatform(t, []);
+  await sql`CREATE TABLE prepared_probe (id int PRIMARY KEY, owner int, label text)`.execute(p.db);
+  await sql`INSERT INTO prepared_probe VALUES (1, 7, 'one'), (2, 8, 'two'), (3, 7, 'three')`.execute(p.db);
+  let builds = 0;
+  const build = (db: Db, owner: number, min: number) => {
+    builds += 1;
+    return db.selectFrom('prepared_probe' as never).select(['id' as never])
+      .where(sql<boolean>`(owner = ${owner} OR id = ${owner}) AND id >= ${min} AND label <> ${'none'}`).orderBy('id' as never);
+  };
+  const template = preparedTemplate(build);
+  for (const [owner, min] of [[7, 1], [7, 2], [8, 1], [2, 1], [9, 1]] as const) {
+    const { rows } = await template(p.db, owner, min);
+    const plain = await build(p.db, owner, min).execute();
+    t.same(rows, plain, `owner ${owner}, id >= ${min}`);
+  }
+  t.same((await template(p.db, 7, 2)).rows, [{ id: 3 }], 'the values of this call, not of the first');
+  t.equal(builds, 1 + 5, 'built once for the template (the others are the plain comparisons)');
+
+  const spliced = preparedTemplate((db: Db, id: number) => db.selectFrom('prepared_probe' as never).select(['id' as never]).where(sql<boolean>`id = ${sql.lit(id)}`));
+  await t.rejects(spliced(p.db, 1), /value 0 is not a parameter/, 'a value spliced into the text is refused');
 });
