@@ -351,9 +351,10 @@ export interface MessageAccess {
 /**
  * The lookups of messageVisibleTo as one JSON value over a message row `m` (its id and stream_id),
  * to fold into the statement that reads the message: a vote or a reaction checks visibility first,
- * and one statement costs the database far less than a statement per fact.
+ * and one statement costs the database far less than a statement per fact. `viewerId` may be a
+ * column of the statement (several viewers' look-ups in one).
  */
-export function messageAccessSql(viewerId: number): RawBuilder<MessageAccess> {
+export function messageAccessSql(viewerId: number | RawBuilder<number>): RawBuilder<MessageAccess> {
   return sql<MessageAccess>`json_build_object(
     'stream', (SELECT to_jsonb(st) FROM streams st WHERE st.id = m.stream_id),
     'subscribed', EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = ${viewerId} AND s.stream_id = m.stream_id AND s.active),

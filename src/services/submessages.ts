@@ -27,25 +27,66 @@ const widgetTypeIn = (content: string): string | null => {
   }
 };
 
+interface Waiter {
+  viewerId: number;
+  resolve(context: SubmessageContext | undefined): void;
+  reject(error: unknown): void;
+}
+/** Viewers one round trip serves at most. */
+const MAX_SHARED = 256;
+const lanesByDb = new WeakMap<object, Map<number, Waiter[]>>();
+
 /**
  * The message, whether the viewer may see it, its submessage facts and a new submessage id, in one
  * statement: votes come in crowds, and each statement a vote makes costs the database (and the
- * crowd queued behind it) a round trip. Nothing read is used unless the message is visible; an id
- * drawn for a refused request is a gap, as sequences allow.
+ * crowd queued behind it) a round trip. Like sends to a channel (findChannelForSending), the first
+ * look-up of a message goes at once, and the votes on it that arrive while it is out share the
+ * next one. Nothing read is used unless the message is visible; an id drawn for a refused request
+ * is a gap, as sequences allow.
  */
-async function submessageContext(ctx: ServiceContext, viewerId: number, messageId: number) {
-  if (!Number.isInteger(messageId) || messageId <= 0 || messageId > 2_147_483_647) return undefined;
-  const { rows } = await submessageContextQuery(ctx.db, viewerId, messageId);
-  return rows[0];
+function submessageContext(db: Db, viewerId: number, messageId: number): Promise<SubmessageContext | undefined> {
+  if (!Number.isInteger(messageId) || messageId <= 0 || messageId > 2_147_483_647) return Promise.resolve(undefined);
+  let lanes = lanesByDb.get(db);
+  if (!lanes) lanesByDb.set(db, (lanes = new Map()));
+  const existing = lanes.get(messageId);
+  const waiting = existing ?? [];
+  const answer = new Promise<SubmessageContext | undefined>((resolve, reject) => waiting.push({ viewerId, resolve, reject }));
+  if (!existing) {
+    lanes.set(messageId, waiting);
+    void serveLane(db, messageId, waiting).finally(() => lanes.delete(messageId));
+  }
+  return answer;
 }
 
-// Prepared: planning this statement's subqueries cost about as much as running them (lookups by key).
-const submessageContextQuery = preparedTemplate((db: Db, viewerId: number, messageId: number) => db.selectFrom('messages as m').select(MESSAGE_COLUMNS).select([
-  messageAccessSql(viewerId).as('access'),
-  sql<boolean>`EXISTS (SELECT 1 FROM submessages s WHERE s.message_id = m.id AND s.sender_id = m.sender_id)`.as('sender_has_submessage'),
-  sql<string | null>`(SELECT s.content FROM submessages s WHERE s.message_id = m.id AND s.msg_type = 'widget' ORDER BY s.id LIMIT 1)`.as('widget_content'),
-  sql<string | number>`nextval('submessage_id_seq')`.as('submessage_id'),
-]).where('m.id', '=', messageId));
+async function serveLane(db: Db, messageId: number, waiting: Waiter[]): Promise<void> {
+  while (waiting.length > 0) {
+    const batch = waiting.splice(0, MAX_SHARED);
+    try {
+      const { rows } = await submessageContextQuery(db, batch.map((w) => w.viewerId), messageId);
+      // Ids in the order the requests came, whatever order the rows drew them in.
+      const ids = rows.map((row) => Number(row.submessage_id)).sort((a, b) => a - b);
+      batch.forEach((waiter, i) => waiter.resolve(rows[i] && { ...rows[i]!, submessage_id: ids[i]! }));
+    } catch (error) {
+      for (const waiter of batch) waiter.reject(error);
+    }
+  }
+}
+
+// Prepared: planning this statement's subqueries cost about as much as running them (a look-up by
+// key, for each viewer of one message: no join a generic plan could get wrong as tables grow).
+const submessageContextQuery = preparedTemplate((db: Db, viewerIds: number[], messageId: number) => db
+  .selectFrom('messages as m')
+  .crossJoin(sql<{ viewer_id: number; ord: number }>`(SELECT * FROM unnest(${viewerIds}::int[]) WITH ORDINALITY AS u(viewer_id, ord))`.as('v'))
+  .select(MESSAGE_COLUMNS).select([
+    messageAccessSql(sql.ref<number>('v.viewer_id')).as('access'),
+    sql<boolean>`EXISTS (SELECT 1 FROM submessages s WHERE s.message_id = m.id AND s.sender_id = m.sender_id)`.as('sender_has_submessage'),
+    sql<string | null>`(SELECT s.content FROM submessages s WHERE s.message_id = m.id AND s.msg_type = 'widget' ORDER BY s.id LIMIT 1)`.as('widget_content'),
+    sql<string | number>`nextval('submessage_id_seq')`.as('submessage_id'),
+  ])
+  .where('m.id', '=', messageId)
+  .orderBy('v.ord'));
+
+type SubmessageContext = Awaited<ReturnType<typeof submessageContextQuery>>['rows'][number];
 
 /**
  * POST /submessage, as the real server: the message must be visible to the user; the first
@@ -53,7 +94,7 @@ const submessageContextQuery = preparedTemplate((db: Db, viewerId: number, messa
  * check their data (only the widget's author edits a poll's question or a list's title).
  */
 export async function addSubmessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, params: SubmessageParams): Promise<void> {
-  const message = await submessageContext(ctx, user.id, params.message_id);
+  const message = await submessageContext(ctx.db, user.id, params.message_id);
   if (!message || !messageVisibleWith({ user_id: user.id, role: user.role, realm_id: user.realm_id }, message, message.access)) throw invalidMessage();
   if (message.sender_id !== user.id && !message.sender_has_submessage) throw errors.badRequest('You cannot attach a submessage to this message.');
   let data: unknown;

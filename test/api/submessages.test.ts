@@ -172,3 +172,25 @@ t.test('a vote reads the message, its visibility, the poll and a new id in one s
   const votes = (await submessagesOf(s, alice, poll)).filter((m) => JSON.parse(m.content).type === 'vote');
   t.same(votes.map((m) => m.sender_id), voters.map((u) => u.id), 'both votes are there');
 });
+
+t.test('concurrent votes share one look-up of the message, each still checked as its own viewer', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const members: TestUser[] = [];
+  for (let i = 0; i < 6; i++) members.push(await s.user(Role.MEMBER, `Member ${i}`));
+  const outsiders = [await s.user(Role.MEMBER, 'Outsider A'), await s.user(Role.MEMBER, 'Outsider B')];
+  await createChannel(s, alice, 'secret', { subscribers: [alice.id, ...members.map((u) => u.id)], invite_only: true });
+  const poll = await send(s, alice, 'secret', '/poll Where?\n- Kitchen\n- Roof');
+  const counter = statementCounter(s, (text) => /"messages" as "m"/.test(text));
+  t.teardown(() => counter.restore());
+  const voters = [members[0]!, outsiders[0]!, ...members.slice(1, 4), outsiders[1]!, ...members.slice(4)];
+  const answers = await Promise.all(voters.map((voter, i) => submit(s, voter, poll, { type: 'vote', key: `canned,${i % 2}`, vote: 1 })));
+  const lookUps = counter.count();
+  counter.restore();
+  t.same(answers.map((r) => r.status), voters.map((v) => (outsiders.includes(v) ? 400 : 200)), 'members vote; those who cannot see the message are refused');
+  t.same(answers.filter((r) => r.status === 400).map((r) => r.body.msg), ['Invalid message(s)', 'Invalid message(s)'], 'with the real server\'s error');
+  t.ok(lookUps >= 1 && lookUps < voters.length, `${voters.length} votes made ${lookUps} look-ups of the message`);
+  const votes = (await submessagesOf(s, alice, poll)).filter((m) => JSON.parse(m.content).type === 'vote');
+  t.same(votes.map((m) => m.sender_id).sort(), members.map((u) => u.id).sort(), 'one vote from each member, none from an outsider');
+  t.equal(new Set(votes.map((m) => m.id)).size, members.length, 'distinct submessage ids');
+});
