@@ -243,10 +243,12 @@ export const LARGER_THAN_MAX_MESSAGE_ID = 10_000_000_000_000_000;
 
 /**
  * GET /messages: the window of matching messages around the anchor, with the `contents` asked for
- * (and the rendered one for a search, whose hits are highlighted in it).
+ * (and the rendered one for a search, whose hits are highlighted in it). `channelsVersion`: the
+ * tables version of CHANNEL_LOOKUP_TABLES taken before the read, when the caller has one (the
+ * narrow's channel look-up may then come from those made at that version).
  */
-export async function fetchMessages(db: Db, viewer: ReadingViewer, realm: RealmRow, params: FetchParams, contents: readonly MessageContent[] = ['content', 'rendered_content']) {
-  const narrow = await buildNarrow(db, viewer, realmHost(realm), parseNarrow(params.narrow));
+export async function fetchMessages(db: Db, viewer: ReadingViewer, realm: RealmRow, params: FetchParams, contents: readonly MessageContent[] = ['content', 'rendered_content'], channelsVersion?: number) {
+  const narrow = await buildNarrow(db, viewer, realmHost(realm), parseNarrow(params.narrow), channelsVersion);
   const where = sql.join(narrow.conditions, sql` AND `);
   let anchor: number;
   if (params.anchor === 'newest') anchor = LARGER_THAN_MAX_MESSAGE_ID;

@@ -119,10 +119,33 @@ export function mutedSql(userId: number): RawBuilder<unknown> {
     SELECT 1 FROM subscriptions sub WHERE sub.user_id = ${userId} AND sub.stream_id = m.stream_id AND sub.active AND sub.is_muted))))`;
 }
 
-/** The channel an operand names, with whether the viewer is subscribed to it (one query). */
-async function findStream(db: Db, viewer: Viewer, operand: unknown): Promise<{ stream: StreamRow; subscribed: boolean } | undefined> {
-  // A lookup by key, prepared: every channel-narrowed read starts with it. A template, not the query
-  // builder: building that query cost more than running it.
+/** The read tables a channel look-up (findStream) comes from: its cache holds while they do not change. */
+export const CHANNEL_LOOKUP_TABLES = ['streams', 'subscriptions'];
+type ChannelLookup = { stream: StreamRow; subscribed: boolean } | undefined;
+const CHANNEL_LOOKUPS_KEPT = 10_000;
+/** Per database, the look-ups made at one tables version (CHANNEL_LOOKUP_TABLES), by viewer and operand. */
+const channelLookups = new WeakMap<object, { version: number; lookups: Map<string, ChannelLookup> }>();
+
+/**
+ * The channel an operand names, with whether the viewer is subscribed to it (one query), or from
+ * the look-ups made while `version` (tablesVersion of CHANNEL_LOOKUP_TABLES, taken before the
+ * read) is current: every channel-narrowed read starts with it, and a history read made three
+ * statements.
+ */
+async function findStream(db: Db, viewer: Viewer, operand: unknown, version?: number): Promise<ChannelLookup> {
+  if (version === undefined) return lookUpStream(db, viewer, operand);
+  let cache = channelLookups.get(db);
+  if (!cache || cache.version !== version || cache.lookups.size >= CHANNEL_LOOKUPS_KEPT) channelLookups.set(db, (cache = { version, lookups: new Map() }));
+  const key = `${viewer.user_id}:${viewer.realm_id}:${typeof operand}:${String(operand)}`;
+  if (cache.lookups.has(key)) return cache.lookups.get(key);
+  const found = await lookUpStream(db, viewer, operand);
+  // Kept only if no newer version replaced this one while the look-up was out.
+  if (channelLookups.get(db) === cache) cache.lookups.set(key, found && Object.freeze(found));
+  return found;
+}
+
+async function lookUpStream(db: Db, viewer: Viewer, operand: unknown): Promise<ChannelLookup> {
+  // A lookup by key, prepared. A template, not the query builder: building that query cost more than running it.
   const lookup = async (where: RawBuilder<unknown>) => {
     const row = (await runPrepared(db, sql<StreamRow & { viewer_subscribed: boolean }>`SELECT st.*, EXISTS (SELECT 1 FROM subscriptions sub
       WHERE sub.user_id = ${viewer.user_id} AND sub.stream_id = st.id AND sub.active) AS viewer_subscribed
@@ -173,7 +196,7 @@ const dmKey = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b).join(',
  * term reads that channel (its history rules applied), no channel term reads the viewer's own
  * message history.
  */
-export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: string, input: NarrowTerm[]): Promise<NarrowQuery> {
+export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: string, input: NarrowTerm[], channelsVersion?: number): Promise<NarrowQuery> {
   let terms = input;
   // `with`: the conversation of that message replaces channel/topic/dm terms, if it is visible.
   const withTerm = terms.find((t) => t.operator === 'with');
@@ -210,7 +233,7 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
     const operand = term.operand;
     switch (term.operator) {
       case 'channel': {
-        const lookup = await findStream(db, viewer, operand);
+        const lookup = await findStream(db, viewer, operand, channelsVersion);
         if (!lookup) throw badOperator(`unknown channel ${String(operand)}`);
         const { stream: found, subscribed } = lookup;
         if (!term.negated) {

@@ -102,3 +102,33 @@ t.test('GET /messages reads one content column, and its look-ups as prepared sta
   for (const text of lookups) t.ok(text.startsWith(PREPARED_MARK), text.slice(0, 80));
   counter.restore();
 });
+
+t.test('repeated reads of a channel look it up once while channels and subscriptions stay unchanged, and see a change at once', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.ADMINISTRATOR, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const carol = await s.user(Role.MEMBER, 'Carol');
+  const channelId = await createChannel(s, alice, 'plans', { subscribers: [alice.id, bob.id] });
+  const ids: number[] = [];
+  for (let i = 0; i < 4; i++) ids.push(await send(s, alice, `point ${i}`));
+  const narrow = [{ operator: 'channel', operand: channelId }, { operator: 'topic', operand: 'q3' }];
+  const lookUps = countStatements(s, (text) => /FROM streams st WHERE st\.realm_id/.test(text));
+  t.teardown(() => lookUps.restore());
+  const read = async (who: TestUser) => {
+    const r = await s.api('GET', '/messages', who, { anchor: 'newest', num_before: 100, num_after: 0, narrow });
+    t.equal(r.status, 200);
+    return (r.body.messages as Array<{ id: number }>).map((m) => m.id);
+  };
+
+  for (let i = 0; i < 3; i++) t.same(await read(bob), ids, `bob's read ${i + 1}`);
+  t.equal(lookUps.count(), 1, 'one look-up of the channel for three reads by the same viewer');
+  t.same(await read(carol), ids, 'a public channel\'s history, read by a member who is not subscribed');
+  t.equal(lookUps.count(), 2, 'another viewer: a look-up of its own (the subscription is the viewer\'s)');
+
+  t.equal((await s.api('PATCH', `/streams/${channelId}`, alice, { is_private: true, history_public_to_subscribers: true })).status, 200);
+  t.same(await read(carol), [], 'made private: at once, nothing for someone not subscribed');
+  t.equal(lookUps.count(), 3, 'the channel changed: looked up again');
+  t.equal((await s.api('POST', '/users/me/subscriptions', alice, { subscriptions: JSON.stringify([{ name: 'plans' }]), principals: JSON.stringify([carol.id]) })).status, 200);
+  t.same(await read(carol), ids, 'subscribed: at once, the history shared with subscribers');
+  t.equal(lookUps.count(), 4, 'the subscriptions changed: looked up again');
+});

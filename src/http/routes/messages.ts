@@ -27,6 +27,7 @@ import {
 } from '../../services/messages.js';
 import { realmRenderData, senderRenderContext } from '../../services/render-context.js';
 import { cachedUserRows } from '../../read/user-rows-cache.js';
+import { CHANNEL_LOOKUP_TABLES } from '../../read/narrow.js';
 import type { AppServices } from '../services.js';
 
 const anyJson = { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'array' }] } as const;
@@ -119,7 +120,7 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
       const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id };
       const data = await realmRenderData(ctx, realm.id);
       const applyMarkdown = params.apply_markdown ?? true;
-      const found = await fetchMessages(ctx.db, viewer, realm, window, [applyMarkdown ? 'rendered_content' : 'content']);
+      const found = await fetchMessages(ctx.db, viewer, realm, window, [applyMarkdown ? 'rendered_content' : 'content'], ctx.tablesVersion(CHANNEL_LOOKUP_TABLES));
       const messages = await formatMessages(ctx.db, viewer, found.rows, {
         applyMarkdown,
         clientGravatar: params.client_avatarhost ?? params.client_gravatar ?? true,
