@@ -88,6 +88,8 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
     if (bus.kind === 'nats') {
       relay = new NatsRelay(db, store, bus, database.kind === 'pglite');
       store.onCommit((head) => relay!.kick(head));
+      // A lost connection may be the one holding the relay lock (the database released it with the connection).
+      database.onConnectionLost(() => void relay!.stepDown());
       bus.onWake((signal) => signal.kind === 'appended' && relay!.kick(signal.position));
       relay.kick();
     }
@@ -121,7 +123,7 @@ export async function createPlatform(config: Config, options: PlatformOptions): 
       // The last second of pings reaches the table before the database goes.
       await presence.tracker.close().catch((error) => console.error(`presence: pending last-seen times not written: ${String(error)}`));
       projections.stop();
-      relay?.stop();
+      await relay?.stop();
       revocations?.stop();
       // The ranges this process appended last are signed before the database goes.
       await store.signer?.flush();

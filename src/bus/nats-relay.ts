@@ -12,6 +12,8 @@ const BATCH = 500;
  * in the server waits on JetStream (readers are woken by the wake-ups).
  */
 export const RELAY_GATHER_MS = 50;
+/** How often a relay that is not running asks for the lock again, and the one that is looks for missed events. */
+const RETRY_MS = 1_000;
 
 /** JetStream answered and refused the publish (an expected last message that is not the last, ...). */
 export const isJetStreamRefusal = (error: unknown) => typeof error === 'object' && error !== null && 'api_error' in error && (error as { api_error?: unknown }).api_error !== undefined;
@@ -29,6 +31,10 @@ export class NatsRelay {
   private knownHead = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Until then another process holds the relay lock (kicks wait for the retry timer). */
+  private followingUntil = 0;
+  /** While this process relays (several processes on PostgreSQL): the connection holding the relay lock. */
+  private leadership: { conn: Db; release: () => void; ended: Promise<void> } | undefined;
   relayedPosition = 0;
 
   /**
@@ -46,6 +52,8 @@ export class NatsRelay {
   /** `head`: the log position the caller knows exists; nothing to do if it is already relayed. */
   kick(head?: number): void {
     if (this.stopped) return;
+    // Another process holds the relay lock: the retry timer asks again.
+    if (Date.now() < this.followingUntil) return;
     if (head !== undefined) {
       if (head <= this.relayedPosition) return;
       this.knownHead = Math.max(this.knownHead, head);
@@ -71,31 +79,69 @@ export class NatsRelay {
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       this.kick();
-    }, 1_000);
+    }, RETRY_MS);
     this.retryTimer.unref();
   }
 
   private async drain(): Promise<void> {
     for (;;) {
-      const published = this.sole ? await this.relayBatch(this.db) : await this.db.connection().execute((conn) => this.relayUnderLock(conn));
-      if (published === undefined) {
+      const conn = this.sole ? this.db : await this.lead();
+      if (conn === undefined) {
         // Another process relays; check again later in case it dies.
+        this.followingUntil = Date.now() + RETRY_MS / 2;
         this.scheduleRetry();
         return;
       }
-      if (published < BATCH) return;
+      let published: number;
+      try {
+        published = await this.relayBatch(conn);
+      } catch (error) {
+        // NATS may be out of reach from this process only: another one may relay meanwhile.
+        await this.stepDown();
+        throw error;
+      }
+      if (published < BATCH) {
+        // The relay also looks every RETRY_MS, for events of other processes whose wake-up it missed.
+        if (!this.sole) this.scheduleRetry();
+        return;
+      }
     }
   }
 
-  /** relayBatch under the relay lock; undefined when another process holds it. */
-  private async relayUnderLock(conn: Db): Promise<number | undefined> {
-    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${RELAY_LOCK_KEY}) AS locked`.execute(conn);
-    if (!rows[0]!.locked) return undefined;
-    try {
-      return await this.relayBatch(conn);
-    } finally {
+  /**
+   * The connection holding the relay lock, taking it if no process holds it; undefined when another
+   * does. The lock is kept between passes (a pass then costs no statement of its own) until a pass
+   * fails, the connection is lost (the database then releases the lock), or stop(). Should this
+   * process go on relaying after losing the lock unnoticed, nothing is stored twice or out of order:
+   * each publish names its predecessor, and JetStream drops a repeated event id.
+   */
+  private async lead(): Promise<Db | undefined> {
+    if (this.leadership) return this.leadership.conn;
+    let taken!: (conn: Db | undefined) => void;
+    const outcome = new Promise<Db | undefined>((resolve) => (taken = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const ended = this.db.connection().execute(async (conn) => {
+      const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${RELAY_LOCK_KEY}) AS locked`.execute(conn);
+      if (!rows[0]!.locked) return taken(undefined);
+      this.leadership = { conn, release, ended };
+      taken(conn);
+      await released;
       await sql`SELECT pg_advisory_unlock(${RELAY_LOCK_KEY})`.execute(conn);
-    }
+    }).finally(() => {
+      if (this.leadership?.release === release) this.leadership = undefined;
+    });
+    // Failing before the lock was taken fails this pass; failing to unlock loses nothing (the lock goes with its connection).
+    return Promise.race([outcome, ended.then(() => outcome)]);
+  }
+
+  /** Gives up the relay lock (and its connection), if this process holds it. */
+  async stepDown(): Promise<void> {
+    const leadership = this.leadership;
+    if (!leadership) return;
+    this.leadership = undefined;
+    leadership.release();
+    await leadership.ended.catch(() => undefined);
   }
 
   /**
@@ -129,8 +175,11 @@ export class NatsRelay {
     return events.length;
   }
 
-  stop(): void {
+  /** Stops relaying, and gives up the relay lock (another process takes over). */
+  async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.running?.catch(() => undefined);
+    await this.stepDown();
   }
 }
