@@ -8,8 +8,8 @@ export const RELAY_LOCK_KEY = 7_340_003;
 const BATCH = 500;
 /**
  * A pass starts this long after the commit that asks for it, so the commits of that moment share
- * it: each pass costs two queries (the lock) and a write to NATS whatever it carries, while nothing
- * in the server waits on JetStream (readers are woken by the wake-ups).
+ * it: each pass costs a write to NATS and its answers whatever it carries, while nothing in the
+ * server waits on JetStream (readers are woken by the wake-ups).
  */
 export const RELAY_GATHER_MS = 50;
 /** How often a relay that is not running asks for the lock again, and the one that is looks for missed events. */
