@@ -78,6 +78,8 @@ export class NatsRelay {
     if (this.retryTimer || this.stopped) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
+      // The retry asks for the lock whatever a pass since decided (its own retry was this one).
+      this.followingUntil = 0;
       this.kick();
     }, RETRY_MS);
     this.retryTimer.unref();

@@ -17,9 +17,10 @@ async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Prom
   return false;
 }
 
-/** Holders of the relay lock, by backend pid (pg_locks shows advisory locks by their two 32-bit halves). */
+/** Holders of the relay lock on this database, by backend pid (pg_locks shows advisory locks by their two 32-bit halves). */
 const relayLockHolders = async (p: Platform) => (await sql<{ pid: number }>`SELECT pid FROM pg_locks
-  WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = ${RELAY_LOCK_KEY}`.execute(p.db)).rows;
+  WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = ${RELAY_LOCK_KEY}
+    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(p.db)).rows;
 
 t.test('one process holds the relay lock between passes, relays every process\'s events, and hands over when it stops', { skip: !onPostgres && 'needs TEST_DATABASE_URL and TEST_NATS_URL' }, async (t) => {
   const config = await testConfig();
