@@ -38,8 +38,9 @@ const standIn = (i: number) => `\u0000value ${i}\u0000`;
 /**
  * A prepared statement (runPrepared's rules) built and compiled once: `build` gets a stand-in
  * for each value that changes from call to call (to be passed to the query as it is, never
- * computed with), and each call puts its own values in their places. Building and compiling a query with subqueries cost about as much server time as the
- * database spent running it (a look-up by key), on every call.
+ * computed with), and each call puts its own values in their places. Building and compiling a
+ * query with subqueries cost about as much server time as the database spent running it (a
+ * look-up by key), on every call.
  */
 export function preparedTemplate<V extends unknown[], R>(build: (db: Kysely<any>, ...values: V) => Compilable<R>): (db: Kysely<any>, ...values: V) => Promise<QueryResult<R>> {
   let template: { query: CompiledQuery<R>; slots: Array<number | undefined> } | undefined;

@@ -3,22 +3,13 @@ import type { Db } from '../db/database.js';
 import { canonicalStreamName } from '../domain/channels/decider.js';
 import type { StreamRow } from '../visibility.js';
 import { isDbInt } from '../domain/ids.js';
+import { SharedLookups } from './shared-lookups.js';
 
 /** A channel as a send to it needs it: the row, its subscribers, who muted the sender, and a fresh message id. */
 export type ChannelForSending = StreamRow & { subscriber_ids: number[]; muter_ids: number[]; message_id: number };
 
-interface Waiter {
-  senderId: number;
-  resolve(channel: ChannelForSending | undefined): void;
-  reject(error: unknown): void;
-}
-interface Lane {
-  waiting: Waiter[];
-}
-
-/** Ids one round trip draws at most. */
-const MAX_SHARED = 256;
-const lanesByDb = new WeakMap<object, Map<string, Lane>>();
+/** By realm and channel; one item per send: its sender. */
+const shared = new SharedLookups<string, number, ChannelForSending | undefined>();
 
 /**
  * One round trip for concurrent sends to a channel: the first look-up goes at once; the sends to
@@ -28,28 +19,7 @@ const lanesByDb = new WeakMap<object, Map<string, Lane>>();
 export function findChannelForSending(db: Db, realmId: number, senderId: number, target: string | number): Promise<ChannelForSending | undefined> {
   if (typeof target === 'number' && !isDbInt(target)) return Promise.resolve(undefined);
   const key = typeof target === 'number' ? `${realmId}#${target}` : `${realmId}=${canonicalStreamName(target).toLowerCase()}`;
-  let lanes = lanesByDb.get(db);
-  if (!lanes) lanesByDb.set(db, (lanes = new Map()));
-  const existing = lanes.get(key);
-  const lane = existing ?? { waiting: [] };
-  const answer = new Promise<ChannelForSending | undefined>((resolve, reject) => lane.waiting.push({ senderId, resolve, reject }));
-  if (!existing) {
-    lanes.set(key, lane);
-    void serveLane(db, realmId, target, lane).finally(() => lanes.delete(key));
-  }
-  return answer;
-}
-
-async function serveLane(db: Db, realmId: number, target: string | number, lane: Lane): Promise<void> {
-  while (lane.waiting.length > 0) {
-    const batch = lane.waiting.splice(0, MAX_SHARED);
-    try {
-      const channels = await lookUp(db, realmId, target, batch.map((w) => w.senderId));
-      batch.forEach((waiter, i) => waiter.resolve(channels?.[i]));
-    } catch (error) {
-      for (const waiter of batch) waiter.reject(error);
-    }
-  }
+  return shared.get(db, key, senderId, async (senderIds) => (await lookUp(db, realmId, target, senderIds)) ?? senderIds.map(() => undefined));
 }
 
 async function lookUp(db: Db, realmId: number, target: string | number, senderIds: number[]): Promise<ChannelForSending[] | undefined> {

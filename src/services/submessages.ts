@@ -9,6 +9,7 @@ import type { Db } from '../db/database.js';
 import { MESSAGE_COLUMNS } from '../read/messages.js';
 import { messageAccessSql, messageVisibleWith } from '../read/narrow.js';
 import { invalidMessage } from './messages.js';
+import { SharedLookups } from './shared-lookups.js';
 
 export const submessagesStream = (messageId: number) => `submessages-${messageId}`;
 
@@ -27,14 +28,8 @@ const widgetTypeIn = (content: string): string | null => {
   }
 };
 
-interface Waiter {
-  viewerId: number;
-  resolve(context: SubmessageContext | undefined): void;
-  reject(error: unknown): void;
-}
-/** Viewers one round trip serves at most. */
-const MAX_SHARED = 256;
-const lanesByDb = new WeakMap<object, Map<number, Waiter[]>>();
+/** By message; one item per vote: its viewer. */
+const shared = new SharedLookups<number, number, SubmessageContext | undefined>();
 
 /**
  * The message, whether the viewer may see it, its submessage facts and a new submessage id, in one
@@ -46,30 +41,12 @@ const lanesByDb = new WeakMap<object, Map<number, Waiter[]>>();
  */
 function submessageContext(db: Db, viewerId: number, messageId: number): Promise<SubmessageContext | undefined> {
   if (!Number.isInteger(messageId) || messageId <= 0 || messageId > 2_147_483_647) return Promise.resolve(undefined);
-  let lanes = lanesByDb.get(db);
-  if (!lanes) lanesByDb.set(db, (lanes = new Map()));
-  const existing = lanes.get(messageId);
-  const waiting = existing ?? [];
-  const answer = new Promise<SubmessageContext | undefined>((resolve, reject) => waiting.push({ viewerId, resolve, reject }));
-  if (!existing) {
-    lanes.set(messageId, waiting);
-    void serveLane(db, messageId, waiting).finally(() => lanes.delete(messageId));
-  }
-  return answer;
-}
-
-async function serveLane(db: Db, messageId: number, waiting: Waiter[]): Promise<void> {
-  while (waiting.length > 0) {
-    const batch = waiting.splice(0, MAX_SHARED);
-    try {
-      const { rows } = await submessageContextQuery(db, batch.map((w) => w.viewerId), messageId);
-      // Ids in the order the requests came, whatever order the rows drew them in.
-      const ids = rows.map((row) => Number(row.submessage_id)).sort((a, b) => a - b);
-      batch.forEach((waiter, i) => waiter.resolve(rows[i] && { ...rows[i]!, submessage_id: ids[i]! }));
-    } catch (error) {
-      for (const waiter of batch) waiter.reject(error);
-    }
-  }
+  return shared.get(db, messageId, viewerId, async (viewerIds) => {
+    const { rows } = await submessageContextQuery(db, viewerIds, messageId);
+    // Ids in the order the requests came, whatever order the rows drew them in.
+    const ids = rows.map((row) => Number(row.submessage_id)).sort((a, b) => a - b);
+    return viewerIds.map((_, i) => rows[i] && { ...rows[i]!, submessage_id: ids[i]! });
+  });
 }
 
 // Prepared: planning this statement's subqueries cost about as much as running them (a look-up by
