@@ -243,7 +243,9 @@ async function round(t: Target, f: Figures): Promise<void> {
 const summary = (values: number[]) => ({
   count: values.length,
   p50_ms: Number(percentile(values, 50).toFixed(1)),
+  p90_ms: Number(percentile(values, 90).toFixed(1)),
   p99_ms: Number(percentile(values, 99).toFixed(1)),
+  max_ms: Number(percentile(values, 100).toFixed(1)),
 });
 const costs = (p: Phase) => ({
   load_average_1m_at_start: p.loads.join(' '),
