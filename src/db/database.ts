@@ -110,11 +110,8 @@ const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffe
  * faster. It has to be set before the module is compiled; it concerns WebAssembly only, and PGlite
  * is the only WebAssembly this server loads. PostgreSQL proper (DATABASE_URL) never comes here.
  */
-let baselineWasmSet = false;
 function compileWasmWithBaselineOnly(): void {
-  if (baselineWasmSet) return;
   v8.setFlagsFromString('--liftoff-only');
-  baselineWasmSet = true;
 }
 
 /*
@@ -149,13 +146,14 @@ async function openEmbeddedDirectory(dir: string): Promise<PGlite> {
   compileWasmWithBaselineOnly();
   const pgdata = `${dir}/pgdata`;
   const fresh = !existsSync(`${pgdata}/PG_VERSION`);
+  const open = () => PGlite.create(pgdata, { startParams: EMBEDDED_START_PARAMS });
   try {
-    const pglite = await PGlite.create(pgdata, { startParams: EMBEDDED_START_PARAMS });
+    const pglite = await open();
     if (!fresh) return pglite;
     // The instance that ran initdb keeps initdb's memory (about 450 MiB resident) for as long as it
     // lives: a first start opens the new directory again, as every later start does.
     await pglite.close();
-    return await PGlite.create(pgdata, { startParams: EMBEDDED_START_PARAMS });
+    return await open();
   } catch (error) {
     throw new Error(
       `cannot open the embedded database in ${dir}/pgdata (is a server using it?): ${(error as Error).message}`,
