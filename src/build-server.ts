@@ -13,6 +13,9 @@ import { requestIdOf } from './http/plugins/request-id.js';
 import { ForgettingJob } from './services/forgetting-job.js';
 import { logRequests } from './observability/logger.js';
 
+/** How long a request waits for the read tables after a lost database connection before it is tried anyway. */
+const READS_READY_WAIT_MS = 3_000;
+
 export interface ServerInstance {
   fastify: FastifyInstance;
   platform: Platform;
@@ -72,6 +75,13 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   // While closing, answers end their connection, so close() need not wait for keep-alive timeouts.
   fastify.addHook('onSend', async (_request, reply) => {
     if (closed) void reply.header('connection', 'close');
+  });
+  // After a lost database connection, requests wait (a bounded time) until the read tables hold again
+  // what they held before it: the database may have taken back the last fold passes
+  // (ProjectionRunner.readsReady). Health checks answer at once: they report the outage.
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    if (platform.projections.readsReady || request.url.startsWith('/health/')) return done();
+    platform.projections.untilReadsReady(READS_READY_WAIT_MS).then(() => done(), done);
   });
   if (options.logger) logRequests(fastify);
   platform.projections.onStall((report) => fastify.log.warn(report, 'a write was answered before the read tables reached it'));

@@ -82,6 +82,12 @@ export class ProjectionRunner {
   private checkpointsAt: number | undefined;
   /** False after a lost connection, until a pass has read the checkpoints from the database again. */
   private confirmed = true;
+  /**
+   * The highest position this process knew to be in the log when it last lost its database
+   * connection. Fold passes commit without waiting for the disk, so a database crash can take back
+   * their last commits; until the read tables are back at this position, requests wait (readsReady).
+   */
+  private resyncHead = 0;
   private waiters: Array<{ position: number; resolve: (ok: boolean) => void }> = [];
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -154,8 +160,23 @@ export class ProjectionRunner {
    */
   resync(): void {
     this.confirmed = false;
+    this.resyncHead = Math.max(this.resyncHead, this.knownHead, this.position);
     this.markAllChanged();
     this.kick();
+  }
+
+  /**
+   * True unless the database connection was lost and the read tables are not yet known to hold
+   * everything this process knew to be in the log then (see resyncHead): a request answered
+   * before the crash must not find its write missing after it.
+   */
+  get readsReady(): boolean {
+    return this.confirmed && this.position >= this.resyncHead;
+  }
+
+  /** Resolves once readsReady (true), or false after `timeoutMs`. */
+  untilReadsReady(timeoutMs: number): Promise<boolean> {
+    return this.readsReady ? Promise.resolve(true) : this.waitFor(this.resyncHead, timeoutMs);
   }
 
   private markAllChanged(): void {
@@ -254,12 +275,12 @@ export class ProjectionRunner {
     let result: BatchResult;
     try {
       result = await this.db.transaction().execute(async (trx) => {
-        // The commit waits for the disk like any other: a request answers once its events are
-        // projected, and a database crash must not take back what it already answered (a read
-        // after the restart would miss it until some other write woke the worker).
-        // With a guess, the statement that moves the checkpoints takes the lock (one round trip
-        // less per pass); the checkpoints are read only after it otherwise.
-        if (guess === undefined) await lockProjections(trx);
+        // The commit does not wait for the disk (docs/DECISIONS.md, "Fold passes commit without
+        // waiting for the disk"): the log's commit did, and a pass a database crash takes back is
+        // refolded from the checkpoint it also takes back (resync; readsReady holds requests
+        // until then). With a guess, the statement that moves the checkpoints takes the lock and
+        // sets that (one round trip less per pass); the checkpoints are read only after it otherwise.
+        if (guess === undefined) await lockProjections(trx, { commitWithoutFlush: true });
         return this.applyBatchInTransaction(trx, BATCH, guess);
       });
     } catch (error) {
@@ -529,15 +550,23 @@ export class ProjectionRunner {
  */
 async function claimCheckpoints(trx: Trx, names: string[], from: number, to: number): Promise<void> {
   const claim = trx.updateTable('checkpoints').set({ position: to }).where('name', 'in', names).where('position', '=', from)
-    .where(sql<boolean>`pg_advisory_xact_lock(${PROJECTION_LOCK_KEY}) IS NOT NULL`);
+    .where(sql<boolean>`pg_advisory_xact_lock(${PROJECTION_LOCK_KEY}) IS NOT NULL`)
+    .where(sql<boolean>`${sql.raw(COMMIT_WITHOUT_FLUSH)} IS NOT NULL`);
   // Rows, not the affected count: the embedded backend cannot tell a marked statement's kind.
   const { rows } = await runPrepared(trx, claim.returning('name'));
   if (rows.length !== names.length) throw new StaleCheckpoints();
 }
 
-/** Makes this transaction the one worker until it ends (the lock of every projection pass). */
-async function lockProjections(trx: Trx): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
+/** Makes this transaction's commit return before its WAL reaches the disk (SET LOCAL, as an expression). */
+const COMMIT_WITHOUT_FLUSH = `set_config('synchronous_commit', 'off', true)`;
+
+/**
+ * Makes this transaction the one worker until it ends (the lock of every projection pass);
+ * `commitWithoutFlush` for a fold pass (see applyNextBatch), in the same statement.
+ */
+async function lockProjections(trx: Trx, options: { commitWithoutFlush?: boolean } = {}): Promise<void> {
+  if (options.commitWithoutFlush) await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY}), ${sql.raw(COMMIT_WITHOUT_FLUSH)}`.execute(trx);
+  else await sql`SELECT pg_advisory_xact_lock(${PROJECTION_LOCK_KEY})`.execute(trx);
 }
 
 /**
