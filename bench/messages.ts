@@ -114,6 +114,12 @@ try {
   const backendPids = async (t: Target) =>
     (await t.dbPool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [t.app])).rows.map((r) => r.pid);
   const cpuOf = (pids: number[]) => new Map(pids.map((pid) => [pid, cpuTicks(pid)]));
+  // WAL flushes of the whole cluster (only the target of the round is busy). Backends report their
+  // counts when idle, at most once a second: read after a pause.
+  const walSyncs = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    return Number((await server.dbPool.query<{ n: string }>('SELECT wal_sync AS n FROM pg_stat_wal')).rows[0]!.n);
+  };
 
   console.log('warming up');
   for (const t of targets) await throughput(8, 2000, (w, i) => sendOnce(t, w, i));
@@ -122,16 +128,18 @@ try {
   const rows = new Map<string, Array<Record<string, unknown>>>();
   for (const senders of LEVELS) {
     const loadBefore = loadAverage();
-    const figures = new Map(targets.map((t) => [t.name, { latencies: [] as number[], ops: 0, seconds: 0, cpuMs: 0, dbCpuMs: 0, perRound: [] as number[] }]));
+    const figures = new Map(targets.map((t) => [t.name, { latencies: [] as number[], ops: 0, seconds: 0, cpuMs: 0, dbCpuMs: 0, walSyncs: 0, perRound: [] as number[] }]));
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const t of order) {
         const f = figures.get(t.name)!;
+        const walBefore = await walSyncs();
         const processBefore = cpuTicks(t.child.pid!);
         const dbBefore = cpuOf(await backendPids(t));
         const run = await throughput(senders, SECONDS * 1000, (w, i) => sendOnce(t, w, i));
         const processAfter = cpuTicks(t.child.pid!);
         const dbAfter = cpuOf(await backendPids(t));
+        f.walSyncs += (await walSyncs()) - walBefore;
         f.latencies.push(...run.latencies);
         f.ops += run.ops;
         f.seconds += run.ops / run.perSecond;
@@ -150,6 +158,7 @@ try {
         p99_ms: percentile(f.latencies, 99),
         process_cpu_ms_per_send: Number((f.cpuMs / f.ops).toFixed(3)),
         database_cpu_ms_per_send: Number((f.dbCpuMs / f.ops).toFixed(3)),
+        wal_flushes_per_send: Number((f.walSyncs / f.ops).toFixed(2)),
         per_s_by_round: f.perRound.join(' / '),
       };
     };
@@ -165,6 +174,7 @@ try {
         floor_p99_ms: floor.p99_ms,
         floor_process_cpu_ms_per_send: floor.process_cpu_ms_per_send,
         floor_database_cpu_ms_per_send: floor.database_cpu_ms_per_send,
+        floor_wal_flushes_per_send: floor.wal_flushes_per_send,
         floor_per_s_by_round: floor.per_s_by_round,
         ratio: Number((ours.messages_per_s / floor.messages_per_s).toFixed(2)),
         p99_ratio: Number((ours.p99_ms / floor.p99_ms).toFixed(2)),
