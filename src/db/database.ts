@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import v8 from 'node:v8';
 import type { Database } from './schema.js';
 import { PGlitePool } from './pglite-pool.js';
-import { PREPARED_MARK, preparedName } from './prepared.js';
+import { PreparingClient } from './pg-client.js';
 import { loadSharedTemplate, saveSharedTemplate } from './memory-template.js';
 import { recycleInstance, rememberTemplate, takeSpareInstance } from './memory-instances.js';
 
@@ -15,19 +15,6 @@ import { recycleInstance, rememberTemplate, takeSpareInstance } from './memory-i
 pg.types.setTypeParser(20, (v) => Number(v));
 
 export type Db = Kysely<Database>;
-
-/** A connection that runs statements marked by runPrepared as named (prepared) statements. */
-class PreparingClient extends pg.Client {
-  // One signature for pg's many overloads; kysely calls query(text, values) and awaits the promise.
-  override query(...args: unknown[]): never {
-    const [text, values] = args;
-    const query = super.query as (...a: unknown[]) => never;
-    if (args.length <= 2 && typeof text === 'string' && text.startsWith(PREPARED_MARK) && (values === undefined || Array.isArray(values))) {
-      return query.call(this, { name: preparedName(text), text, values });
-    }
-    return query.apply(this, args);
-  }
-}
 
 export interface DatabaseHandle {
   db: Db;

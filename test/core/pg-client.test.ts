@@ -1,0 +1,84 @@
+/**
+ * The pool's pg client (src/db/pg-client.ts): a transaction's BEGIN rides with its first statement.
+ * Transactions keep their meaning (one snapshot and one start time, rollback on error) with one
+ * round trip less. PostgreSQL only (the embedded backend has no wire protocol).
+ */
+import t from 'tap';
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { PreparingClient } from '../../src/db/pg-client.js';
+import { runPrepared } from '../../src/db/prepared.js';
+
+const url = process.env.TEST_DATABASE_URL;
+if (!url) {
+  t.pass('PostgreSQL only (TEST_DATABASE_URL unset)');
+} else {
+  const pool = new pg.Pool({ connectionString: url, max: 1, Client: PreparingClient });
+  let roundTrips = 0;
+  pool.on('connect', (client) => (client as unknown as { connection: pg.Connection }).connection.on('readyForQuery', () => roundTrips++));
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  t.teardown(() => db.destroy());
+  const table = `pg_client_test_${process.pid}`;
+
+  t.before(async () => {
+    await sql`CREATE TABLE IF NOT EXISTS ${sql.table(table)} (id int PRIMARY KEY)`.execute(db);
+  });
+  t.teardown(async () => {
+    await sql`DROP TABLE IF EXISTS ${sql.table(table)}`.execute(db);
+  });
+
+  const counted = async <T>(work: () => Promise<T>): Promise<{ value: T; trips: number }> => {
+    const before = roundTrips;
+    const value = await work();
+    return { value, trips: roundTrips - before };
+  };
+
+  t.test('BEGIN goes with the first statement: one transaction, one round trip less', async (t) => {
+    const { value, trips } = await counted(() => db.transaction().execute(async (trx) => {
+      const first = await sql<{ started: Date; x: number }>`SELECT now() AS started, ${7}::int AS x`.execute(trx);
+      await sql`SELECT pg_sleep(0.02)`.execute(trx);
+      const second = await sql<{ started: Date }>`SELECT now() AS started`.execute(trx);
+      return { first: first.rows[0]!, second: second.rows[0]! };
+    }));
+    t.equal(value.first.x, 7, 'the first statement\'s own result, not the BEGIN\'s');
+    t.equal(value.first.started.getTime(), value.second.started.getTime(), 'one transaction: now() is its start time');
+    t.equal(trips, 4, 'first statement (with BEGIN), two more, COMMIT');
+  });
+
+  t.test('a prepared first statement carries the BEGIN too', async (t) => {
+    const { value, trips } = await counted(() => db.transaction().execute(async (trx) => {
+      const inserted = await runPrepared(trx, sql`INSERT INTO ${sql.table(table)} (id) VALUES (${1}) RETURNING id`);
+      return inserted.rows;
+    }));
+    t.same(value, [{ id: 1 }]);
+    t.equal(trips, 2);
+  });
+
+  t.test('an error in the first statement rolls the transaction back', async (t) => {
+    await t.rejects(db.transaction().execute(async (trx) => {
+      await sql`SELECT 1 / ${0}::int`.execute(trx);
+    }), /division by zero/);
+    await t.rejects(db.transaction().execute(async (trx) => {
+      await sql`INSERT INTO ${sql.table(table)} (id) VALUES (${2})`.execute(trx);
+      await sql`INSERT INTO ${sql.table(table)} (id) VALUES (${2})`.execute(trx);
+    }), /duplicate key/);
+    const rows = await sql<{ id: number }>`SELECT id FROM ${sql.table(table)} ORDER BY id`.execute(db);
+    t.same(rows.rows, [{ id: 1 }], 'nothing of the failed transaction stays');
+    const status = await sql<{ n: number }>`SELECT ${5}::int AS n`.execute(db);
+    t.equal(status.rows[0]!.n, 5, 'the connection is usable, outside any transaction');
+  });
+
+  t.test('a parameterless first statement sends BEGIN on its own; an empty transaction sends nothing', async (t) => {
+    const { value, trips } = await counted(() => db.transaction().execute(async (trx) => {
+      const a = await sql<{ started: Date }>`SELECT now() AS started; `.execute(trx);
+      await sql`SELECT pg_sleep(0.02)`.execute(trx);
+      const b = await sql<{ started: Date }>`SELECT now() AS started`.execute(trx);
+      return [a.rows[0]!.started.getTime(), b.rows[0]!.started.getTime()];
+    }));
+    t.equal(value[0], value[1], 'still one transaction');
+    t.equal(trips, 5, 'BEGIN, three statements, COMMIT');
+    const empty = await counted(() => db.transaction().execute(async () => 'nothing'));
+    t.equal(empty.value, 'nothing');
+    t.equal(empty.trips, 0, 'BEGIN and COMMIT of an empty transaction are not sent');
+  });
+}
