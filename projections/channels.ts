@@ -1,6 +1,6 @@
 import { runPrepared } from '../src/db/prepared.js';
 import { defineProjection } from './define.js';
-import { foldFirstMessageIds } from './messages-bulk.js';
+import { firstMessageKey, firstMessageKnownAtMost, foldFirstMessageIds, rememberFirstMessageAtMost } from './messages-bulk.js';
 import { streamRowFromCreated } from '../src/read/channels.js';
 
 export const channelsProjection = defineProjection({
@@ -10,14 +10,15 @@ export const channelsProjection = defineProjection({
   bulk: { MessageSent: foldFirstMessageIds },
   handlers: {
     // A channel's first message id is set by its first message (deletions move it on).
-    MessageSent: async (trx, d) => {
-      if (d.stream_id === null) return 'unchanged';
+    MessageSent: async (trx, d, _e, memory) => {
+      if (d.stream_id === null || firstMessageKnownAtMost(memory, d.stream_id, d.message_id)) return 'unchanged';
       const result = await trx
         .updateTable('streams')
         .set({ first_message_id: d.message_id })
         .where('id', '=', d.stream_id)
         .where((eb) => eb.or([eb('first_message_id', 'is', null), eb('first_message_id', '>', d.message_id)]))
         .executeTakeFirst();
+      rememberFirstMessageAtMost(memory, d.stream_id, d.message_id);
       return result.numUpdatedRows > 0n ? undefined : 'unchanged';
     },
     StreamCreated: async (trx, d, e) => {
@@ -26,7 +27,9 @@ export const channelsProjection = defineProjection({
         .values(streamRowFromCreated(d, e.stream_version))
         .execute();
     },
-    StreamPropertyChanged: async (trx, d, e) => {
+    StreamPropertyChanged: async (trx, d, e, memory) => {
+      // A deletion moves the first message id on, or to none: the next send may set it again.
+      if (d.property === 'first_message_id') memory.delete(firstMessageKey(d.stream_id));
       const set: Record<string, unknown> = { [d.property]: d.value, version: e.stream_version };
       if (d.property === 'description' && d.extra?.rendered_description !== undefined) {
         set.rendered_description = d.extra.rendered_description;

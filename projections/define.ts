@@ -1,10 +1,10 @@
-import type { Projection, Trx } from '../src/projections-api.js';
+import { noFoldMemory, type FoldMemory, type Projection, type Trx } from '../src/projections-api.js';
 import type { DataOf, DomainEventType } from '../src/domain/events.js';
 import type { StoredEvent } from '../src/eventstore/types.js';
 
 /** A handler may answer 'unchanged' when the event left its tables as they were. */
 export type HandlerResult = void | 'unchanged';
-type Handlers = { [T in DomainEventType]?: (trx: Trx, data: DataOf<T>, event: StoredEvent) => Promise<HandlerResult> };
+type Handlers = { [T in DomainEventType]?: (trx: Trx, data: DataOf<T>, event: StoredEvent, memory: FoldMemory) => Promise<HandlerResult> };
 
 /** One event of a run handed to a bulk handler. */
 export interface RunEvent<T extends DomainEventType> {
@@ -18,7 +18,7 @@ export interface RunEvent<T extends DomainEventType> {
  * a type only when every projection folding that type has one: declaring one promises that this
  * projection's fold of the type reads no table another projection's fold of the same type writes.
  */
-type BulkHandlers = { [T in DomainEventType]?: (trx: Trx, run: ReadonlyArray<RunEvent<T>>) => Promise<HandlerResult> };
+type BulkHandlers = { [T in DomainEventType]?: (trx: Trx, run: ReadonlyArray<RunEvent<T>>, memory: FoldMemory) => Promise<HandlerResult> };
 
 /**
  * Per event type: the highest message id whose rows the fold of that event reads or writes, when
@@ -38,8 +38,8 @@ export function defineProjection(spec: {
   /** See Projection.commutingGroups; the types of a group that has bulk handlers share one. */
   commutingGroups?: DomainEventType[][];
 }): Projection {
-  const handlers = spec.handlers as Record<string, (trx: Trx, data: unknown, event: StoredEvent) => Promise<HandlerResult>>;
-  const bulk = (spec.bulk ?? {}) as Record<string, (trx: Trx, run: ReadonlyArray<RunEvent<DomainEventType>>) => Promise<HandlerResult>>;
+  const handlers = spec.handlers as Record<string, (trx: Trx, data: unknown, event: StoredEvent, memory: FoldMemory) => Promise<HandlerResult>>;
+  const bulk = (spec.bulk ?? {}) as Record<string, (trx: Trx, run: ReadonlyArray<RunEvent<DomainEventType>>, memory: FoldMemory) => Promise<HandlerResult>>;
   const touched = (spec.messagesTouched ?? {}) as Record<string, (data: unknown) => number | undefined>;
   for (const type of Object.keys(bulk)) if (!handlers[type]) throw new Error(`${spec.name}: bulk handler for ${type} without a handler`);
   for (const type of Object.keys(touched)) if (!handlers[type]) throw new Error(`${spec.name}: messagesTouched for ${type} without a handler`);
@@ -55,12 +55,12 @@ export function defineProjection(spec: {
     tables: spec.tables,
     queryIndexes: spec.queryIndexes ?? [],
     handles: new Set(Object.keys(handlers)),
-    apply: async (trx, event) => (await handlers[event.type]!(trx, event.data, event)) !== 'unchanged',
+    apply: async (trx, event, memory = noFoldMemory) => (await handlers[event.type]!(trx, event.data, event, memory)) !== 'unchanged',
     bulkTypes: new Set(Object.keys(bulk)),
-    applyRun: async (trx, events) => {
+    applyRun: async (trx, events, memory = noFoldMemory) => {
       const type = events[0]!.type;
       const run = events.map((event) => ({ data: event.data as never, event }));
-      return (await bulk[type]!(trx, run)) !== 'unchanged';
+      return (await bulk[type]!(trx, run, memory)) !== 'unchanged';
     },
     messagesTouched: (event) => touched[event.type]?.(event.data),
     commutingGroups: (spec.commutingGroups ?? []).map((group) => new Set(group)),

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Trx } from '../src/projections-api.js';
+import type { FoldMemory, Trx } from '../src/projections-api.js';
 import { FlagBit } from '../src/domain/messages/flags.js';
 import type { RunEvent } from './define.js';
 import { runPrepared } from '../src/db/prepared.js';
@@ -84,13 +84,30 @@ async function foldMessagesSentPart(trx: Trx, run: ReadonlyArray<RunEvent<'Messa
         has_link bool, has_image bool, has_attachment bool, stream_wildcard bool, topic_wildcard bool, version int)`);
 }
 
+export const firstMessageKey = (streamId: number): string => `first message of ${streamId}`;
+
+/**
+ * Whether the channel's first message id is known (FoldMemory) to be set and at most `messageId`:
+ * then a send of that id cannot change it, and its update is skipped (a round trip per send).
+ */
+export function firstMessageKnownAtMost(memory: FoldMemory, streamId: number, messageId: number): boolean {
+  const bound = memory.get(firstMessageKey(streamId));
+  return typeof bound === 'number' && bound <= messageId;
+}
+
+/** After the update for a send of `messageId`, the first message id is at most that. */
+export function rememberFirstMessageAtMost(memory: FoldMemory, streamId: number, messageId: number): void {
+  memory.set(firstMessageKey(streamId), messageId);
+}
+
 /** The one-event channels fold of MessageSent, for a run: each channel's first message id. */
-export async function foldFirstMessageIds(trx: Trx, run: ReadonlyArray<RunEvent<'MessageSent'>>): Promise<'unchanged' | void> {
+export async function foldFirstMessageIds(trx: Trx, run: ReadonlyArray<RunEvent<'MessageSent'>>, memory: FoldMemory): Promise<'unchanged' | void> {
   const first = new Map<number, number>();
   for (const { data: d } of run) {
     if (d.stream_id === null) continue;
     first.set(d.stream_id, Math.min(first.get(d.stream_id) ?? d.message_id, d.message_id));
   }
+  for (const [streamId, messageId] of first) if (firstMessageKnownAtMost(memory, streamId, messageId)) first.delete(streamId);
   if (first.size === 0) return 'unchanged';
   const streams = [...first.keys()];
   const firsts = [...first.values()];
@@ -98,6 +115,7 @@ export async function foldFirstMessageIds(trx: Trx, run: ReadonlyArray<RunEvent<
   const candidate = sql`(${firsts}::int[])[array_position(${streams}::int[], id)]`;
   const result = await runPrepared(trx, sql`UPDATE streams SET first_message_id = ${candidate}
     WHERE id = ANY(${streams}::int[]) AND (first_message_id IS NULL OR first_message_id > ${candidate})`);
+  for (const [streamId, messageId] of first) rememberFirstMessageAtMost(memory, streamId, messageId);
   return (result.numAffectedRows ?? 0n) > 0n ? undefined : 'unchanged';
 }
 

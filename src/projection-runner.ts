@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Db } from './db/database.js';
 import type { Bus } from './bus/bus.js';
 import type { EventStore } from './eventstore/event-store.js';
-import type { Projection, Trx } from './projections-api.js';
+import { noFoldMemory, type FoldMemory, type Projection, type Trx } from './projections-api.js';
+import { PassMemory } from './fold-memory.js';
 import { analyzeGrownTables, buildDeferredIndexes, createShadowTables, createShadowTablesIn, deferIndexes, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
 import type { StoredEvent } from './eventstore/types.js';
 import { runPrepared } from './db/prepared.js';
@@ -78,6 +79,8 @@ export class ProjectionRunner {
   private changeCounter = 0;
   private foreignMark = 0;
   private readonly tableMarks = new Map<string, number>();
+  /** Each projection's FoldMemory, valid while every pass since it was written was this process's. */
+  private readonly memories = new Map<string, PassMemory>();
   /** Where every checkpoint stood after this process's last batch; undefined: read them. */
   private checkpointsAt: number | undefined;
   /** False after a lost connection, until a pass has read the checkpoints from the database again. */
@@ -182,6 +185,7 @@ export class ProjectionRunner {
   private markAllChanged(): void {
     // Whatever moved the read tables elsewhere may have moved the checkpoints too.
     this.checkpointsAt = undefined;
+    this.forgetFolds();
     this.foreignMark = ++this.changeCounter;
   }
 
@@ -272,6 +276,8 @@ export class ProjectionRunner {
 
   private async applyNextBatch(): Promise<boolean> {
     const guess = this.checkpointsAt;
+    // Without a guess, the read tables may have moved by other hands since the last pass.
+    if (guess === undefined) this.forgetFolds();
     let result: BatchResult;
     try {
       result = await this.db.transaction().execute(async (trx) => {
@@ -281,15 +287,17 @@ export class ProjectionRunner {
         // until then). With a guess, the statement that moves the checkpoints takes the lock and
         // sets that (one round trip less per pass); the checkpoints are read only after it otherwise.
         if (guess === undefined) await lockProjections(trx, { commitWithoutFlush: true });
-        return this.applyBatchInTransaction(trx, BATCH, guess);
+        return this.applyBatchInTransaction(trx, BATCH, guess, undefined, (name) => this.memoryOf(name));
       });
     } catch (error) {
       // The transaction rolled back: whatever the cause, read the checkpoints next time.
       this.checkpointsAt = undefined;
+      for (const memory of this.memories.values()) memory.drop();
       if (!(error instanceof StaleCheckpoints)) throw error;
       // Another process moved the checkpoints: go again from where they stand.
       return true;
     }
+    for (const memory of this.memories.values()) memory.keep();
     this.countApplied(result.applied);
     if (guess === undefined) this.confirmFrom(result.from);
     // Read tables another process moved past what this one saw change table by table.
@@ -311,7 +319,7 @@ export class ProjectionRunner {
    * proves the guess (all rows still there) or throws StaleCheckpoints before anything is folded on
    * a wrong start.
    */
-  async applyBatchInTransaction(trx: Trx, limit: number, guess?: number, page?: LogPage): Promise<BatchResult> {
+  async applyBatchInTransaction(trx: Trx, limit: number, guess?: number, page?: LogPage, memoryOf: (projection: string) => FoldMemory = () => noFoldMemory): Promise<BatchResult> {
     const applied = new Map<string, number>();
     const changed = new Set<string>();
     if (this.projections.length === 0) {
@@ -331,7 +339,7 @@ export class ProjectionRunner {
       if (guess !== undefined) await claimCheckpoints(trx, names, guess, reached);
       else await trx.updateTable('checkpoints').set({ position: reached }).where('name', 'in', names).where('position', '<', reached).execute();
     }
-    await foldEvents(trx, this.projections, events, checkpoints, applied, changed);
+    await foldEvents(trx, this.projections, events, checkpoints, applied, changed, memoryOf);
     let count = events.length;
     let last = reached;
     if (guess !== undefined) {
@@ -344,7 +352,7 @@ export class ProjectionRunner {
         const joining = await this.store.readNext(last, more.length, trx);
         const to = joining[joining.length - 1]!.position;
         await claimCheckpoints(trx, names, last, to);
-        await foldEvents(trx, this.projections, joining, new Map(names.map((name) => [name, last])), applied, changed);
+        await foldEvents(trx, this.projections, joining, new Map(names.map((name) => [name, last])), applied, changed, memoryOf);
         count += joining.length;
         last = to;
       }
@@ -499,6 +507,16 @@ export class ProjectionRunner {
   }
 
   /** A pass read the checkpoints: the read tables stand at `from`, whatever this process believed. */
+  private memoryOf(projection: string): PassMemory {
+    let memory = this.memories.get(projection);
+    if (!memory) this.memories.set(projection, (memory = new PassMemory()));
+    return memory;
+  }
+
+  private forgetFolds(): void {
+    for (const memory of this.memories.values()) memory.forget();
+  }
+
   private confirmFrom(from: number): void {
     if (from < this.position) {
       this.position = from;
@@ -583,6 +601,7 @@ async function foldEvents(
   checkpoints: ReadonlyMap<string, number>,
   applied: Map<string, number>,
   changed: Set<string>,
+  memoryOf: (projection: string) => FoldMemory = () => noFoldMemory,
 ): Promise<void> {
   const count = (name: string, n: number) => applied.set(name, (applied.get(name) ?? 0) + n);
   const ordered = sendsFirst(projections, events);
@@ -601,14 +620,14 @@ async function foldEvents(
         const after = checkpoints.get(projection.name) ?? 0;
         const mine = run.filter((e) => e.position > after && projection.handles.has(e.type));
         if (mine.length === 0) continue;
-        if ((await projection.applyRun!(trx, mine)) !== false) changed.add(projection.name);
+        if ((await projection.applyRun!(trx, mine, memoryOf(projection.name))) !== false) changed.add(projection.name);
         count(projection.name, mine.length);
       }
     } else {
       for (const event of run) {
         for (const projection of folders) {
           if (!projection.handles.has(event.type) || event.position <= (checkpoints.get(projection.name) ?? 0)) continue;
-          if ((await projection.apply(trx, event)) !== false) changed.add(projection.name);
+          if ((await projection.apply(trx, event, memoryOf(projection.name))) !== false) changed.add(projection.name);
           count(projection.name, 1);
         }
       }

@@ -5,6 +5,22 @@ import type { StoredEvent } from './eventstore/types.js';
 export type Trx = Transaction<Database>;
 
 /**
+ * What a projection's folds may remember from one pass to the next, to skip a statement whose
+ * outcome they already know (a fact about rows as its own folds left them). The runner keeps a
+ * projection's memory only while it can prove that nothing else changed the read tables since its
+ * last pass (its checkpoint claim did), forgets it otherwise, and drops what a pass wrote to it
+ * when the pass does not commit. A fold must give the same rows with an empty memory.
+ */
+export interface FoldMemory {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+  delete(key: string): void;
+}
+
+/** A memory that remembers nothing (rebuilds, and callers that fold events one-off). */
+export const noFoldMemory: FoldMemory = { get: () => undefined, set: () => undefined, delete: () => undefined };
+
+/**
  * A projection folds events into the read tables it owns. It must be a pure function of the log:
  * applying the same events to empty tables always gives the same rows (rebuild relies on it).
  */
@@ -17,14 +33,14 @@ export interface Projection {
   readonly queryIndexes?: readonly string[];
   readonly handles: ReadonlySet<string>;
   /** Folds one event; false when it left the read tables as they were (caches keyed on them stay valid). */
-  apply(trx: Trx, event: StoredEvent): Promise<boolean | void>;
+  apply(trx: Trx, event: StoredEvent, memory?: FoldMemory): Promise<boolean | void>;
   /** Event types `applyRun` folds a run of in one go. */
   readonly bulkTypes?: ReadonlySet<string>;
   /**
    * Folds consecutive events of one type (from `bulkTypes`) exactly as `apply` on each in turn
    * would; false when none of them changed the read tables.
    */
-  applyRun?(trx: Trx, events: readonly StoredEvent[]): Promise<boolean | void>;
+  applyRun?(trx: Trx, events: readonly StoredEvent[], memory?: FoldMemory): Promise<boolean | void>;
   /**
    * For an event of a type this projection folds: the highest message id whose rows its fold reads
    * or writes, when those rows are all it touches; undefined when it may touch anything else (a
