@@ -5,6 +5,7 @@ import { codeMarker, type PendingCodeBlock } from './code-highlight.js';
 import { canonicalLanguageName, highlightable } from './code-language.js';
 import { renderDisplayMath } from './math.js';
 import { MarkdownRenderingError, MAX_FENCE_DEPTH, newRenderBudget, spend, type RenderBudget } from './limits.js';
+import type { SplitOptions } from './long-tables.js';
 import { parseMarkdown } from './parse.js';
 import { silenceQuotedMentions } from './quote-mentions.js';
 import { container, h, hastElement, hText, rewrite, type MdNode } from './tree.js';
@@ -15,6 +16,8 @@ export interface BlockEnvironment {
   codeBlocks: PendingCodeBlock[];
   /** The realm's language for fenced blocks that name none (not inside a spoiler, as on the real server). */
   defaultLanguage?: string;
+  /** How long tables are parsed (long-tables.ts); the default outside tests. */
+  tables?: SplitOptions;
 }
 
 /**
@@ -29,7 +32,7 @@ export function parseWithBlocks(
 ): MdNode {
   if (fenceDepth > MAX_FENCE_DEPTH) throw new MarkdownRenderingError();
   spend(env.budget, source.length);
-  const tree = parseMarkdown(source);
+  const tree = parseMarkdown(source, env.tables);
   rewrite(tree, (node) => {
     if (node.type !== 'code') return undefined;
     const fenced = source.charAt(node.position?.start.offset ?? -1).match(/[`~]/) !== null;

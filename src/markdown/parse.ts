@@ -12,7 +12,7 @@ import { containerDepthBound, MarkdownRenderingError, MAX_CONTAINER_DEPTH, MAX_T
 import { pairFencesLikeZulip } from './fences.js';
 import { silenceQuotedMentions } from './quote-mentions.js';
 import { keepLineWhitespace } from './line-whitespace.js';
-import { parseSplittingLongTables } from './long-tables.js';
+import { parseSplittingLongTables, type SplitOptions } from './long-tables.js';
 import { MARKER_GUARD, normalizeLists, restoreListStarts, settleItemParagraphs, withoutMarkerGuards } from './lists.js';
 import { zulipFromMarkdown, zulipMicromark } from './syntax.js';
 import { rewrite, text, type MdNode } from './tree.js';
@@ -50,13 +50,16 @@ function containsLineBreak(node: MdNode): boolean {
   return (node.children ?? []).some(containsLineBreak);
 }
 
-/** Parses one Markdown document (a message, or the inside of a quote or spoiler block). */
-export function parseMarkdown(original: string): MdNode {
+/**
+ * Parses one Markdown document (a message, or the inside of a quote or spoiler block). `tables` is for tests
+ * that compare long tables' fast path with the parse it stands for.
+ */
+export function parseMarkdown(original: string, tables: SplitOptions = {}): MdNode {
   // Checked before parsing: micromark's work per line grows with the containers open on it.
   if (containerDepthBound(original) > MAX_CONTAINER_DEPTH) throw new MarkdownRenderingError();
   // Positions in the tree refer to this rewritten text.
   const { source, listStarts } = normalizeLists(pairFencesLikeZulip(silenceQuotedMentions(original)));
-  const tree = mayHoldTable(source) ? parseSplittingLongTables(parseWithTables, source) : (parserWithoutTables.parse(source) as Root as unknown as MdNode);
+  const tree = mayHoldTable(source) ? parseSplittingLongTables(parseWithTables, source, tables) : (parserWithoutTables.parse(source) as Root as unknown as MdNode);
   // Checked before anything walks the tree recursively (inline nesting such as emphasis runs counts too).
   if (treeDepth(tree) > MAX_TREE_DEPTH) throw new MarkdownRenderingError();
   fixSourceDependent(tree, source);

@@ -43,6 +43,16 @@ function letterAt(content: string, i: number): number {
   return otherLetter.test(String.fromCodePoint(point)) ? (point > 0xffff ? 2 : 1) : 0;
 }
 
+/**
+ * The length in code units (1 or 2) of the character at `i` when it is one of those allowed anywhere in a line,
+ * or 0. No construct of the parser (micromark with Zulip's extensions) starts at such a character; long-tables.ts
+ * relies on that. (Domains are found later, in the text, and need the `.` refused below.)
+ */
+export function plainCharLength(content: string, i: number): number {
+  const c = content.charCodeAt(i);
+  return c < 128 ? allowed[c]! : letterAt(content, i);
+}
+
 const startsWord = (content: string, i: number): boolean => letterAt(content, i) > 0 || isDigit(content.charCodeAt(i));
 
 /** Whether the line [start, end) keeps to the rules above (it is not empty). */
@@ -52,16 +62,10 @@ function isPlainLine(content: string, start: number, end: number): boolean {
   while (i < end && isDigit(content.charCodeAt(i))) i++;
   if (i > start && content.charCodeAt(i) === DOT) return false;
   while (i < end) {
-    const c = content.charCodeAt(i);
-    if (c >= 128) {
-      const length = letterAt(content, i);
-      if (length === 0) return false;
-      i += length;
-      continue;
-    }
-    if (allowed[c] === 0) return false;
-    if (c === DOT && (startsWord(content, i + 1) || content.charCodeAt(i + 1) === HYPHEN)) return false;
-    i++;
+    const length = plainCharLength(content, i);
+    if (length === 0) return false;
+    if (content.charCodeAt(i) === DOT && (startsWord(content, i + 1) || content.charCodeAt(i + 1) === HYPHEN)) return false;
+    i += length;
   }
   return true;
 }

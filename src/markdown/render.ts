@@ -8,6 +8,7 @@ import type { VFile } from 'vfile';
 import { parseWithBlocks } from './blocks.js';
 import { placeCodeBlocks, type CodeBlockSite } from './code-highlight.js';
 import { applyInlineTransforms } from './inline.js';
+import type { SplitOptions } from './long-tables.js';
 import { zulipElementToHast } from './element-to-hast.js';
 import { inlineCodeToHast } from './inline-code.js';
 import { listItemToHast } from './lists.js';
@@ -24,13 +25,19 @@ import type { RenderContext, RenderResult } from './types.js';
 declare module 'vfile' {
   interface DataMap {
     zulipRenderState: RenderState;
+    zulipTableOptions?: SplitOptions;
   }
 }
 
 function remarkZulipParser(this: Processor): void {
   this.parser = (document: string, file: VFile) => {
     const state = renderStateOf(file);
-    const tree = parseWithBlocks(document, { budget: state.budget, codeBlocks: state.codeBlocks, defaultLanguage: state.ctx.defaultCodeBlockLanguage || undefined });
+    const tree = parseWithBlocks(document, {
+      budget: state.budget,
+      codeBlocks: state.codeBlocks,
+      defaultLanguage: state.ctx.defaultCodeBlockLanguage || undefined,
+      tables: file.data.zulipTableOptions,
+    });
     // Each parsed document is bounded; quotes inside quotes add up, so the whole is checked again.
     if (treeDepth(tree) > MAX_TREE_DEPTH) throw new MarkdownRenderingError();
     return tree as unknown as Root;
@@ -89,12 +96,15 @@ export function renderIfPlain(content: string, ctx: RenderContext): RenderOutput
   return { result: resultOf(plain, content, newRenderState(ctx, newRenderBudget(content))), codeBlocks: [] };
 }
 
-/** The full pipeline, whatever the content (plain-text.ts's fast path is checked against it). */
-export function renderParsed(content: string, ctx: RenderContext): RenderOutput {
+/**
+ * The full pipeline, whatever the content (plain-text.ts's fast path is checked against it). `tables` is for
+ * tests that compare long tables' fast path with the parse it stands for (long-tables.ts).
+ */
+export function renderParsed(content: string, ctx: RenderContext, tables?: SplitOptions): RenderOutput {
   const state = newRenderState(ctx, newRenderBudget(content));
   let placed: ReturnType<typeof placeCodeBlocks>;
   try {
-    const html = escapeTextLikeZulip(String(processor.processSync({ value: content, data: { zulipRenderState: state } })));
+    const html = escapeTextLikeZulip(String(processor.processSync({ value: content, data: { zulipRenderState: state, zulipTableOptions: tables } })));
     placed = placeCodeBlocks(html, state.codeBlocks);
   } catch (error) {
     // As on the real server, a renderer failure refuses the message instead of failing the request.

@@ -14,7 +14,14 @@ export interface MdNode {
   start?: number | null;
   spread?: boolean | null;
   data?: { hName?: string; hProperties?: Properties; hChildren?: ElementContent[] };
-  position?: { start: { offset?: number; line?: number }; end: { offset?: number; line?: number } };
+  position?: { start: Point; end: Point };
+}
+
+/** A place in the source; micromark gives all three (column 1-based, in UTF-16 code units like offset). */
+export interface Point {
+  line?: number;
+  column?: number;
+  offset?: number;
 }
 
 export const text = (value: string): MdNode => ({ type: 'text', value });
