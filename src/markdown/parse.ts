@@ -6,11 +6,13 @@ import { combineExtensions } from 'micromark-util-combine-extensions';
 import remarkParse from 'remark-parse';
 import { unified, type Processor } from 'unified';
 import type { Root } from 'mdast';
+import type { Extension } from 'micromark-util-types';
 import './linear-edit-map.js';
 import { boundedStrikethrough } from './delimiter-runs.js';
 import { containerDepthBound, MarkdownRenderingError, MAX_CONTAINER_DEPTH, MAX_TREE_DEPTH, treeDepth } from './limits.js';
 import { pairFencesLikeZulip } from './fences.js';
 import { silenceQuotedMentions } from './quote-mentions.js';
+import { mergedLabels } from './labels.js';
 import { keepLineWhitespace } from './line-whitespace.js';
 import { parseSplittingLongTables, type SplitOptions } from './long-tables.js';
 import { MARKER_GUARD, normalizeLists, restoreListStarts, settleItemParagraphs, withoutMarkerGuards } from './lists.js';
@@ -18,16 +20,38 @@ import { zulipFromMarkdown, zulipMicromark } from './syntax.js';
 import { rewrite, text, type MdNode } from './tree.js';
 import { safeHref } from './urls.js';
 
+/** Options of `remarkZulipSyntax`. */
+export interface ZulipSyntaxOptions {
+  /** Whether a line may start a GFM table (default true). */
+  tables?: boolean;
+  /**
+   * Whether unmatched brackets' text is merged into the data around it (labels.ts; default true). False gives
+   * micromark's own label constructs, for tests that check the merge changes no tree.
+   */
+  mergeLabelData?: boolean;
+}
+
+const combine = (tables: boolean, mergeLabelData: boolean): Extension =>
+  combineExtensions([
+    boundedStrikethrough(),
+    ...(tables ? [gfmTable()] : []),
+    zulipMicromark,
+    ...(mergeLabelData ? [mergedLabels] : []),
+  ]);
+
 // Combined once: micromark combines the extensions it is given on every parse, which for four extensions was a
 // tenth of a typical message's rendering time. Combining them ahead gives the same construct lists (each
 // extension's constructs go before the earlier ones, or after with `add: 'after'`, either way).
-const zulipSyntax = combineExtensions([boundedStrikethrough(), gfmTable(), zulipMicromark]);
-const zulipSyntaxWithoutTables = combineExtensions([boundedStrikethrough(), zulipMicromark]);
+const zulipSyntax = combine(true, true);
+const zulipSyntaxWithoutTables = combine(false, true);
 
 /** unified plugin: Zulip's syntax extensions for remark-parse. */
-export function remarkZulipSyntax(this: Processor, options: { tables?: boolean } = {}): void {
+export function remarkZulipSyntax(this: Processor, options: ZulipSyntaxOptions = {}): void {
   const data = this.data();
-  (data.micromarkExtensions ??= []).push(options.tables === false ? zulipSyntaxWithoutTables : zulipSyntax);
+  const tables = options.tables !== false;
+  const merged = tables ? zulipSyntax : zulipSyntaxWithoutTables;
+  const syntax = options.mergeLabelData === false ? combine(tables, false) : merged;
+  (data.micromarkExtensions ??= []).push(syntax);
   (data.fromMarkdownExtensions ??= []).push(gfmStrikethroughFromMarkdown(), gfmTableFromMarkdown(), zulipFromMarkdown);
 }
 
