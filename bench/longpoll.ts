@@ -23,7 +23,7 @@ import { allProjections } from '../projections/index.js';
 import { Role } from '../src/domain/roles.js';
 import { generateApiKey } from '../src/services/secrets.js';
 import { freshDatabase, percentile, writeResult, benchRoot } from './util.js';
-import { freePort, loadAverage, sleep, startProcess, startServerProcess } from './server-process.js';
+import { freePort, loadAverage, sleep, startProcess, startServerProcess, stopProcess } from './server-process.js';
 import { benchNatsStream } from './channel-members.js';
 
 const SIZES = (process.env.LONGPOLL_SIZES ?? '1000,10000').split(',').map(Number);
@@ -249,7 +249,8 @@ async function measureServer(n: number) {
       connection_failures_retried: failures.length,
     };
   } finally {
-    child.kill('SIGKILL');
+    // Stopped cleanly, so a --cpu-prof in BENCH_SERVER_NODE_ARGS writes its profile.
+    await stopProcess(child);
     await database.drop().catch(() => undefined);
   }
 }

@@ -15,6 +15,9 @@ import type { ClientEvent, QueueOptions, Recipient } from './types.js';
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from '../version.js';
 
 export const MAX_QUEUE_LIFESPAN_SECS = 7 * 24 * 3600;
+
+/** Calls `leave` when the polling client goes away; returns how to stop listening. */
+export type ClientGone = (leave: () => void) => () => void;
 const queueStream = (queueId: string) => `queue-${queueId}`;
 
 export interface RegisterParams {
@@ -149,7 +152,7 @@ export class QueueService {
     queueId: string,
     lastEventId: number | undefined,
     dontBlock: boolean,
-    signal?: AbortSignal,
+    clientGone?: ClientGone,
   ): Promise<{ events: ClientEvent[]; queue_id: string }> {
     const { queue, entry } = await this.loadQueueForPoll(queueId, user);
     const stored = Math.max(entry.ackedId, this.cursors.pending(queueId) ?? 0);
@@ -169,7 +172,7 @@ export class QueueService {
       // Nothing new. Blocking is safe only if the hub has not yet offered events past what we read
       // (it offers everything after its scanned position to blocked polls); otherwise read the gap.
       if (this.hub.scannedPosition > reached) continue;
-      const waited = await this.block(recipient, ackedId, signal);
+      const waited = await this.block(recipient, ackedId, clientGone);
       if (waited.length > 0) return { events: waited, queue_id: queueId };
       // Heartbeat: an id above everything delivered and below any future event.
       const head = Math.max(this.hub.scannedPosition, positionOf(ackedId));
@@ -193,26 +196,23 @@ export class QueueService {
     throw errors.badRequest(`Event ${lastEventId} was not in this queue`);
   }
 
-  private block(recipient: Recipient, afterId: number, signal?: AbortSignal): Promise<ClientEvent[]> {
+  private block(recipient: Recipient, afterId: number, clientGone?: ClientGone): Promise<ClientEvent[]> {
     return new Promise((resolve) => {
       const poll = {
         recipient,
         afterId,
         resolve: (events: ClientEvent[]) => {
           clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
+          stopListening?.();
           resolve(events);
         },
       };
-      const onAbort = () => {
+      const release = () => {
         this.hub.remove(poll);
         poll.resolve([]);
       };
-      const timer = setTimeout(() => {
-        this.hub.remove(poll);
-        poll.resolve([]);
-      }, this.ctx.config.heartbeatSeconds * 1000);
-      signal?.addEventListener('abort', onAbort);
+      const timer = setTimeout(release, this.ctx.config.heartbeatSeconds * 1000);
+      const stopListening = clientGone?.(release);
       this.hub.add(poll);
     });
   }

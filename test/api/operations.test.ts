@@ -197,3 +197,46 @@ t.test('graceful shutdown answers blocked long-polls before closing', async (t) 
   t.equal(answered.json.result, 'success');
   t.ok(Date.now() - started < 30_000, 'long before its 60 s heartbeat');
 });
+
+t.test('a client that leaves a blocked long-poll frees it at once; another poll is answered', async (t) => {
+  const config = await testConfig({ heartbeatSeconds: 60 });
+  const server = await buildServer(config, { projections: allProjections, inMemory: !config.databaseUrl });
+  t.teardown(() => server.close());
+  const owner = await server.platform.db.selectFrom('users').selectAll().where('role', '=', Role.OWNER).executeTakeFirstOrThrow();
+  const auth = basicAuth(owner.delivery_email, owner.api_key);
+  const reg = await server.fastify.inject({
+    method: 'POST',
+    url: '/api/v1/register',
+    headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'event_types=%5B%22message%22%5D',
+  });
+  const { queue_id, last_event_id } = reg.json();
+  const address = await server.fastify.listen({ host: '127.0.0.1', port: 0 });
+  const url = `${address}/api/v1/events?queue_id=${encodeURIComponent(queue_id)}&last_event_id=${last_event_id}`;
+  const blocked = async (n: number) => {
+    for (let i = 0; i < 300 && server.queues.hub.blockedCount !== n; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    return server.queues.hub.blockedCount;
+  };
+
+  const leaving = new AbortController();
+  const left = fetch(url, { headers: { authorization: auth }, signal: leaving.signal }).catch((error: Error) => error.name);
+  t.equal(await blocked(1), 1, 'the poll is blocked');
+  leaving.abort();
+  t.equal(await left, 'AbortError');
+  t.equal(await blocked(0), 0, 'the poll is gone once its client is');
+
+  // The next poll on the queue still blocks and is answered as usual.
+  const answered = fetch(url, { headers: { authorization: auth } }).then((r) => r.json() as Promise<{ result: string; events: Array<{ type: string }> }>);
+  t.equal(await blocked(1), 1, 'a second poll blocks');
+  const sent = await server.fastify.inject({
+    method: 'POST',
+    url: '/api/v1/messages',
+    headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `type=private&to=${encodeURIComponent(JSON.stringify([owner.id]))}&content=hello`,
+  });
+  t.equal(sent.statusCode, 200);
+  const body = await answered;
+  t.equal(body.result, 'success');
+  t.ok(body.events.some((e) => e.type === 'message'), 'the poll is answered with the message');
+  t.equal(server.queues.hub.blockedCount, 0);
+});

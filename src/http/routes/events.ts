@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
-import type { RegisterParams } from '../../event-queue/queue-service.js';
+import type { ClientGone, RegisterParams } from '../../event-queue/queue-service.js';
 import type { AppServices } from '../services.js';
 
 /** Registration options are stored in the log with the queue: each is bounded (docs/DECISIONS.md, "Limits"). */
@@ -46,17 +46,21 @@ export default async function eventRoutes(app: FastifyInstance, { services }: { 
       },
     },
     handler: async ({ params, user, realm, meta, request }) => {
-      const abort = new AbortController();
-      request.raw.once('close', () => abort.abort());
+      // A client that leaves while its poll is blocked frees the poll at once. Listened to only while
+      // blocked (an AbortController per poll made a DOMException, with its stack, at every poll's end).
+      const clientGone: ClientGone = (leave) => {
+        request.raw.once('close', leave);
+        return () => request.raw.off('close', leave);
+      };
       // Without a queue id, the parameters register a new queue (as the real server allows) and the
       // answer is that queue's first events with its id, not the /register state.
       if (params.queue_id === undefined) {
         const registered = await queues.register(meta, user, realm, { ...params, fetch_event_types: [] });
         const queueId = String(registered.queue_id);
-        const polled = await queues.getEvents(user, realm, queueId, -1, params.dont_block ?? false, abort.signal);
+        const polled = await queues.getEvents(user, realm, queueId, -1, params.dont_block ?? false, clientGone);
         return { ...polled, queue_id: queueId };
       }
-      return queues.getEvents(user, realm, params.queue_id, params.last_event_id, params.dont_block ?? false, abort.signal);
+      return queues.getEvents(user, realm, params.queue_id, params.last_event_id, params.dont_block ?? false, clientGone);
     },
   });
 
