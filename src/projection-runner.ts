@@ -6,7 +6,7 @@ import { noFoldMemory, type FoldMemory, type Projection, type Trx } from './proj
 import { PassMemory } from './fold-memory.js';
 import { analyzeGrownTables, buildDeferredIndexes, createShadowTables, createShadowTablesIn, deferIndexes, dropShadowTables, swapInShadowTables, useShadowTables } from './online-rebuild.js';
 import type { StoredEvent } from './eventstore/types.js';
-import { runPrepared } from './db/prepared.js';
+import { ridesWithNext, runPrepared } from './db/prepared.js';
 
 export const PROJECTION_LOCK_KEY = 7_340_002;
 
@@ -54,6 +54,12 @@ interface BatchResult {
 
 /** The checkpoints were not where this process last left them: another process projected meanwhile. */
 class StaleCheckpoints extends Error {}
+
+/** The SQLSTATE claim_checkpoints raises when not every checkpoint stood where the claim said. */
+const STALE_CLAIM = 'ZC001';
+
+/** A failed claim: raised by the claim itself, or by the statement that carried it (claimCheckpoints). */
+const isStaleClaim = (error: unknown): boolean => error instanceof StaleCheckpoints || (error as { code?: unknown } | undefined)?.code === STALE_CLAIM;
 
 /**
  * Runs every projection as one group: a batch of events is applied to all read tables and all
@@ -293,7 +299,7 @@ export class ProjectionRunner {
       // The transaction rolled back: whatever the cause, read the checkpoints next time.
       this.checkpointsAt = undefined;
       for (const memory of this.memories.values()) memory.drop();
-      if (!(error instanceof StaleCheckpoints)) throw error;
+      if (!isStaleClaim(error)) throw error;
       // Another process moved the checkpoints: go again from where they stand.
       return true;
     }
@@ -320,6 +326,15 @@ export class ProjectionRunner {
    * a wrong start.
    */
   async applyBatchInTransaction(trx: Trx, limit: number, guess?: number, page?: LogPage, memoryOf: (projection: string) => FoldMemory = () => noFoldMemory): Promise<BatchResult> {
+    try {
+      return await this.foldBatch(trx, limit, guess, page, memoryOf);
+    } catch (error) {
+      // The claim's error may come back with a statement that carried it.
+      throw isStaleClaim(error) ? new StaleCheckpoints() : error;
+    }
+  }
+
+  private async foldBatch(trx: Trx, limit: number, guess: number | undefined, page: LogPage | undefined, memoryOf: (projection: string) => FoldMemory): Promise<BatchResult> {
     const applied = new Map<string, number>();
     const changed = new Set<string>();
     if (this.projections.length === 0) {
@@ -560,19 +575,14 @@ export class ProjectionRunner {
 }
 
 /**
- * Moves every checkpoint from `from` to `to` and takes the projection lock, in one statement; throws
- * StaleCheckpoints unless every checkpoint stood at `from`. Every row the update moves has passed
- * the lock, so no fold runs without it. The rows are those of the statement's snapshot, maybe taken
- * before the lock was granted: a row another worker moved meanwhile is checked again at its
- * committed position, which is no longer `from`.
+ * Moves every checkpoint from `from` to `to`, having taken the projection lock (and made the commit
+ * not wait for the disk), in one statement (migration 0240); it fails with STALE_CLAIM unless every
+ * checkpoint stood at `from`. Made first in a pass, it rides with the pass's next statement (the
+ * first fold statement, or the COMMIT) in one round trip, and its failure stops that statement and
+ * rolls the pass back before anything is folded on a wrong start.
  */
 async function claimCheckpoints(trx: Trx, names: string[], from: number, to: number): Promise<void> {
-  const claim = trx.updateTable('checkpoints').set({ position: to }).where('name', 'in', names).where('position', '=', from)
-    .where(sql<boolean>`pg_advisory_xact_lock(${PROJECTION_LOCK_KEY}) IS NOT NULL`)
-    .where(sql<boolean>`${sql.raw(COMMIT_WITHOUT_FLUSH)} IS NOT NULL`);
-  // Rows, not the affected count: the embedded backend cannot tell a marked statement's kind.
-  const { rows } = await runPrepared(trx, claim.returning('name'));
-  if (rows.length !== names.length) throw new StaleCheckpoints();
+  await ridesWithNext(trx, sql`SELECT claim_checkpoints(${PROJECTION_LOCK_KEY}, ${names}::text[], ${from}, ${to})`);
 }
 
 /** Makes this transaction's commit return before its WAL reaches the disk (SET LOCAL, as an expression). */

@@ -1,13 +1,14 @@
 /**
- * The pool's pg client (src/db/pg-client.ts): a transaction's BEGIN rides with its first statement.
- * Transactions keep their meaning (one snapshot and one start time, rollback on error) with one
- * round trip less. PostgreSQL only (the embedded backend has no wire protocol).
+ * The pool's pg client (src/db/pg-client.ts): a transaction's BEGIN rides with its first statement,
+ * and so does a statement marked to ride with the next (ridesWithNext). Transactions keep their
+ * meaning (one snapshot and one start time, rollback on error) with fewer round trips. PostgreSQL
+ * only (the embedded backend has no wire protocol).
  */
 import t from 'tap';
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PreparingClient } from '../../src/db/pg-client.js';
-import { runPrepared } from '../../src/db/prepared.js';
+import { ridesWithNext, runPrepared } from '../../src/db/prepared.js';
 
 const url = process.env.TEST_DATABASE_URL;
 if (!url) {
@@ -80,5 +81,67 @@ if (!url) {
     const empty = await counted(() => db.transaction().execute(async () => 'nothing'));
     t.equal(empty.value, 'nothing');
     t.equal(empty.trips, 0, 'BEGIN and COMMIT of an empty transaction are not sent');
+  });
+
+  // Raises unless the row is absent: a guard of the kind a fold pass's claim is.
+  const guardAbsent = (id: number) => sql`SELECT CASE WHEN EXISTS (SELECT 1 FROM ${sql.table(table)} WHERE id = ${id}) THEN 1 / 0 ELSE 0 END`;
+
+  t.test('a statement riding with the next goes in its round trip, after the BEGIN and before it', async (t) => {
+    const { value, trips } = await counted(() => db.transaction().execute(async (trx) => {
+      const guard = await ridesWithNext(trx, sql`INSERT INTO ${sql.table(table)} (id) VALUES (${10}), (${11})`);
+      const next = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.table(table)} WHERE id >= ${10}`.execute(trx);
+      return { guard: guard.rows, n: Number(next.rows[0]!.n) };
+    }));
+    t.same(value.guard, [], 'the rider\'s caller gets no rows');
+    t.equal(value.n, 2, 'the next statement sees what the rider did: it ran first, in the same transaction');
+    t.equal(trips, 2, 'BEGIN, rider and statement in one round trip; COMMIT');
+  });
+
+  t.test('a rider that fails stops the statement it rides with, and the transaction rolls back', async (t) => {
+    let guardReturned = false;
+    const failed = await counted(() => t.rejects(db.transaction().execute(async (trx) => {
+      await ridesWithNext(trx, guardAbsent(10));
+      guardReturned = true;
+      await sql`INSERT INTO ${sql.table(table)} (id) VALUES (${13})`.execute(trx);
+    }), /division by zero/, 'the statement fails with the rider\'s error'));
+    t.ok(guardReturned, 'the rider itself returned at once');
+    t.equal(failed.trips, 2, 'BEGIN, rider and statement in one round trip; ROLLBACK');
+    const rows = await sql<{ id: number }>`SELECT id FROM ${sql.table(table)} WHERE id = ${13}`.execute(db);
+    t.same(rows.rows, [], 'the statement after the failed rider did not run');
+    const status = await sql<{ n: number }>`SELECT ${5}::int AS n`.execute(db);
+    t.equal(status.rows[0]!.n, 5, 'the connection is usable, outside any transaction');
+  });
+
+  t.test('a rider followed by nothing goes with the COMMIT; its failure fails the commit', async (t) => {
+    const committed = await counted(() => db.transaction().execute(async (trx) => {
+      await ridesWithNext(trx, sql`INSERT INTO ${sql.table(table)} (id) VALUES (${20})`);
+    }));
+    t.equal(committed.trips, 1, 'BEGIN, rider and COMMIT in one round trip');
+    const kept = await sql<{ id: number }>`SELECT id FROM ${sql.table(table)} WHERE id = ${20}`.execute(db);
+    t.same(kept.rows, [{ id: 20 }], 'and committed');
+
+    await t.rejects(db.transaction().execute(async (trx) => {
+      await ridesWithNext(trx, guardAbsent(20));
+    }), /division by zero/, 'the commit reports the rider\'s error');
+    const status = await sql<{ n: number }>`SELECT ${6}::int AS n`.execute(db);
+    t.equal(status.rows[0]!.n, 6, 'the failed transaction was rolled back: the connection is usable');
+
+    const rolledBack = await counted(() => db.transaction().execute(async (trx) => {
+      await ridesWithNext(trx, sql`INSERT INTO ${sql.table(table)} (id) VALUES (${21})`);
+      throw new Error('changed my mind');
+    }).catch((error: Error) => error.message));
+    t.equal(rolledBack.value, 'changed my mind');
+    t.equal(rolledBack.trips, 0, 'a rollback with nothing sent sends nothing');
+    const gone = await sql<{ id: number }>`SELECT id FROM ${sql.table(table)} WHERE id = ${21}`.execute(db);
+    t.same(gone.rows, [], 'and the rider never ran');
+  });
+
+  t.test('a rider outside a held transaction runs at once', async (t) => {
+    await t.rejects(ridesWithNext(db, guardAbsent(20)), /division by zero/, 'alone: its own error');
+    const inside = await db.transaction().execute(async (trx) => {
+      await sql`SELECT ${1}::int`.execute(trx);
+      return ridesWithNext(trx, sql`SELECT ${3}::int AS n`);
+    });
+    t.same(inside.rows, [{ n: 3 }], 'once the transaction is under way: its own rows');
   });
 }

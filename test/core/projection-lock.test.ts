@@ -50,8 +50,9 @@ t.test('a live pass takes the projection lock in the statement that moves the ch
   await runner.catchUp(event!.position);
   t.equal(runner.projectedPosition, event!.position, 'the pass folded the new event');
   t.equal(runner.lastError, undefined, 'no failed pass');
-  t.same(recorder.statements.filter((q) => /pg_advisory_xact_lock/i.test(q) && !/^update "checkpoints"/i.test(q)), [], 'no statement of its own for the lock');
-  t.equal(recorder.statements.filter((q) => /update "checkpoints".*pg_advisory_xact_lock/is.test(q)).length, 1, 'the checkpoint update takes it');
+  t.same(recorder.statements.filter((q) => /pg_advisory_xact_lock/i.test(q)), [], 'no statement of its own for the lock');
+  // claim_checkpoints (migration 0240) takes the lock, then moves the checkpoints.
+  t.equal(recorder.statements.filter((q) => /^select claim_checkpoints\(/i.test(q)).length, 1, 'the checkpoint claim takes it');
   const checkpoints = await s.platform.db.selectFrom('checkpoints').select('position').execute();
   t.ok(checkpoints.every((c) => Number(c.position) === event!.position), 'every checkpoint moved');
 });
@@ -115,7 +116,7 @@ t.test('events committed while a pass folds join it when they are at least as ma
   const last = (await s.platform.store.head()).position;
   t.equal(last, first!.position + 2, 'the crowd committed during the pass');
   t.equal(worker.runner.projectedPosition, last, 'one pass folded the note and the crowd');
-  t.equal(recorder.statements.filter((q) => /^update "checkpoints"/i.test(q)).length, 2, 'the checkpoints moved for the note, then for the crowd');
+  t.equal(recorder.statements.filter((q) => /^select claim_checkpoints\(/i.test(q)).length, 2, 'the checkpoints moved for the note, then for the crowd');
   t.equal(worker.runner.lastError, undefined, 'no failed pass');
   const checkpoints = await db.selectFrom('checkpoints').select('position').execute();
   t.ok(checkpoints.every((c) => Number(c.position) === last), 'every checkpoint moved with it');
