@@ -7,6 +7,8 @@ export const DEFAULT_EVENTS_STREAM = 'CHAT_EVENTS';
 export const POSITION_HEADER = 'Chat-Position';
 export const LOG_HEADER = 'Chat-Log';
 const DESCRIPTION_PREFIX = 'zulip-es log ';
+/** How long close() lets a connection flush before closing it anyway. */
+const DRAIN_LIMIT_MS = 2_000;
 
 /** Which log a bus carries, and how to tell whether a stream made before logs had ids holds this one. */
 export interface LogScope {
@@ -67,8 +69,9 @@ export class NatsBus implements Bus {
 
   private async connectLoop(): Promise<void> {
     while (!this.closed) {
+      let nc: NatsConnection | undefined;
       try {
-        const nc = await connect({
+        nc = await connect({
           servers: this.url,
           reconnect: true,
           maxReconnectAttempts: -1,
@@ -101,10 +104,11 @@ export class NatsBus implements Bus {
         });
         return;
       } catch (error) {
-        if (error instanceof StreamRefused) {
-          await this.nc?.close().catch(() => undefined);
-          return;
-        }
+        // The next attempt opens a connection of its own: this one must not stay open beside it.
+        this.nc = undefined;
+        this.jsm = undefined;
+        if (nc) await nc.close().catch(() => undefined);
+        if (error instanceof StreamRefused) return;
         await new Promise((resolve) => setTimeout(resolve, 1_000));
       }
     }
@@ -214,7 +218,15 @@ export class NatsBus implements Bus {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.nc?.drain().catch(() => undefined);
+    const nc = this.nc;
+    if (!nc) return;
+    // A connection that cannot drain (reconnecting, or its server stopped answering) is closed
+    // outright: it must not keep the process alive.
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => { timer = setTimeout(resolve, DRAIN_LIMIT_MS); });
+    await Promise.race([nc.drain().catch(() => undefined), gaveUp]);
+    clearTimeout(timer);
+    if (!nc.isClosed()) await nc.close().catch(() => undefined);
   }
 }
 

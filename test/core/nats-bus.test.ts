@@ -119,3 +119,35 @@ t.test('a publish continuing from this process\'s own last one is refused once a
   for (let seq = 1; seq <= 6; seq++) positions.push(Number((await jsm.streams.getMessage(stream, { seq })).header.get('Chat-Position')));
   t.same(positions, [1, 2, 3, 4, 5, 6], 'every event once, in log order');
 });
+
+t.test('a connection whose set-up failed is closed before the next attempt, and close() leaves no socket open', { skip }, async (t) => {
+  const stream = freshStream();
+  const logId = randomUUID();
+  const nc = await connect({ servers: natsUrl });
+  const jsm = await nc.jetstreamManager();
+  t.teardown(async () => {
+    await jsm.streams.delete(stream).catch(() => undefined);
+    await nc.close();
+  });
+  // A stream made before logs had ids: the bus asks the log whether its last event is ours.
+  // The first answer fails (the database is away), so the first connection's set-up fails.
+  await jsm.streams.add({ name: stream, subjects: [`${stream.toLowerCase()}.events.>`] });
+  await (await nc.jetstream()).publish(`${stream.toLowerCase()}.events.Probe`, new Uint8Array(), { msgID: randomUUID() });
+  const sockets = () => process.getActiveResourcesInfo().filter((kind) => kind === 'TCPSocketWrap').length;
+  const before = sockets();
+  let asked = 0;
+  const bus = new NatsBus(natsUrl!, stream, {
+    logId,
+    hasEvent: async () => {
+      asked += 1;
+      if (asked === 1) throw new Error('database away');
+      return true;
+    },
+  });
+  t.ok(await bus.waitConnected(10_000), 'connected on the second attempt');
+  t.equal(asked, 2, 'the log was asked twice');
+  t.equal(sockets(), before + 1, 'one connection open: the failed attempt\'s was closed');
+  await bus.close();
+  await until(() => sockets() === before);
+  t.equal(sockets(), before, 'close() leaves no socket of its own');
+});
