@@ -7,6 +7,7 @@ import { getMessageRows, userMessageState } from '../read/messages.js';
 import type { UserRow } from '../read/users.js';
 import { canReadMessage, isSubscribed } from '../visibility.js';
 import type { FileBytes, FileStorage, UploadSettings } from '../storage/index.js';
+import { ABANDONED_SAVE_AGE_MS } from '../storage/file-storage.js';
 import { ApiError } from '../domain/errors.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { streamVersion } from './stream-version.js';
@@ -192,6 +193,7 @@ export async function cleanupAttachments(
 ): Promise<number> {
   const deleted = await expireAttachments(ctx, storage, await unlinkedAttachmentIds(ctx.db), settings.unusedRetentionMs, now);
   if (deleted > 0) await pruneStoredExportKeys(ctx);
+  await storage.sweepAbandonedSaves?.(new Date(now.getTime() - ABANDONED_SAVE_AGE_MS));
   return deleted;
 }
 

@@ -181,6 +181,10 @@ export class SealedUploadStorage implements FileStorage {
     await this.keys.destroy(uploadKeyIdsOf(pathId));
     await this.inner.remove(pathId);
   }
+
+  async sweepAbandonedSaves(startedBefore: Date): Promise<number> {
+    return (await this.inner.sweepAbandonedSaves?.(startedBefore)) ?? 0;
+  }
 }
 
 /** The uploads storage of this server: sealed when the log is (always, outside tests of plaintext logs). */

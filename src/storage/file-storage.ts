@@ -23,7 +23,19 @@ export interface FileStorage {
   stat(pathId: string): Promise<{ size: number } | null>;
   /** Removes the file; removing a missing file is not an error. */
   remove(pathId: string): Promise<void>;
+  /**
+   * Removes what saves begun before `startedBefore` and never finished (the process died part way)
+   * left behind, and says how many. Stores whose unfinished saves are not theirs to list leave it out
+   * (S3: an incomplete multipart upload is the bucket's lifecycle rule's to abort).
+   */
+  sweepAbandonedSaves?(startedBefore: Date): Promise<number>;
 }
+
+/**
+ * How old an unfinished save must be before it counts as abandoned: far longer than any upload of
+ * the largest accepted file takes, so a save still running on another replica is never swept.
+ */
+export const ABANDONED_SAVE_AGE_MS = 24 * 3600 * 1000;
 
 /** `<realm_id>/<2 hex>/<24 random>/<file name>`, the shape of every path id this server makes. */
 export const PATH_ID_FORM = /^\d+\/[0-9a-f]{2}\/[A-Za-z0-9_-]{24}\/[^/\\\u0000]+$/;

@@ -3,8 +3,11 @@ import type { Db } from '../db/database.js';
 import { assertPathId, collect, rechunk, type ByteRange, type FileBytes, type FileStorage } from './file-storage.js';
 
 export const CHUNK_SIZE = 256 * 1024;
-/** Marks a save in progress (followed by a random uuid, so it names no real file). */
-export const STAGING_MARK = ' staging ';
+/**
+ * A save in progress is stored as a fifth path segment under its path id (followed by a random
+ * uuid): every real path id has four (PATH_ID_FORM), so no real file is ever taken for one.
+ */
+export const STAGING_SEGMENT = '/staging-';
 
 /**
  * Files in PostgreSQL (migration 0200), so every replica on the database sees every file with
@@ -21,7 +24,7 @@ export class PostgresStorage implements FileStorage {
 
   async save(pathId: string, data: FileBytes, contentType: string): Promise<void> {
     assertPathId(pathId);
-    const staging = `${pathId}${STAGING_MARK}${randomUUID()}`;
+    const staging = `${pathId}${STAGING_SEGMENT}${randomUUID()}`;
     await this.db.insertInto('stored_files').values({ path_id: staging, size: 0, content_type: contentType, chunk_size: CHUNK_SIZE }).execute();
     try {
       let index = 0;
@@ -76,5 +79,15 @@ export class PostgresStorage implements FileStorage {
   async remove(pathId: string): Promise<void> {
     // The chunks go with the row (ON DELETE CASCADE).
     await this.db.deleteFrom('stored_files').where('path_id', '=', pathId).execute();
+  }
+
+  async sweepAbandonedSaves(startedBefore: Date): Promise<number> {
+    // A staging row's stored_at is when its save began; its chunks go with it (ON DELETE CASCADE).
+    const result = await this.db
+      .deleteFrom('stored_files')
+      .where('path_id', 'like', `%/%/%/%${STAGING_SEGMENT}%`)
+      .where('stored_at', '<', startedBefore)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { randomBytes, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { LocalDiskStorage, PostgresStorage, S3Storage, type FileStorage } from '../../src/storage/index.js';
@@ -67,10 +67,42 @@ async function contract(t: Test, storage: FileStorage) {
   await t.rejects(storage.save('../../etc/passwd', Buffer.from('x'), 'text/plain'), /invalid path id/, 'a path id of another shape is refused');
 }
 
+/**
+ * A save cut off part way (as by the process dying) leaves its partial bytes behind; the hourly
+ * cleanup sweeps those begun before its cut-off, never a save still running nor a finished file
+ * whose name looks like a partial one. `partials` counts what the store holds of unfinished saves.
+ */
+async function abandonedSaves(t: Test, storage: FileStorage, partials: () => Promise<number>, lookalikes: string[]) {
+  const kept = lookalikes.map(pathId);
+  for (const id of kept) await storage.save(id, Buffer.from('a finished file'), 'text/plain');
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  async function* cutOff(): AsyncGenerator<Uint8Array> {
+    yield randomBytes(CHUNK_SIZE + 1);
+    await held;
+    throw new Error('the process died');
+  }
+  const saving = storage.save(pathId('cut-off.bin'), cutOff(), 'application/octet-stream').catch((error: Error) => error.message);
+  const deadline = Date.now() + 5_000;
+  while ((await partials()) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.equal(await partials(), 1, 'a save part way through holds partial bytes');
+  t.equal(await storage.sweepAbandonedSaves!(new Date(Date.now() - 3_600_000)), 0, 'one begun after the cut-off is left alone');
+  t.equal(await partials(), 1, 'and still there');
+  t.equal(await storage.sweepAbandonedSaves!(new Date(Date.now() + 60_000)), 1, 'one begun before the cut-off is swept');
+  t.equal(await partials(), 0, 'and gone');
+  for (const id of kept) t.equal((await storage.read(id))?.toString(), 'a finished file', `a finished file named like a partial one stays: ${id.split('/')[3]}`);
+  release();
+  t.equal(await saving, 'the process died');
+  t.equal(await partials(), 0, 'nothing left');
+  for (const id of kept) await storage.remove(id);
+}
+
 t.test('local disk store', async (t) => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'store-local-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   await contract(t, new LocalDiskStorage(dir));
+  const partials = async () => (await readdir(path.join(dir, '.partial')).catch(() => [])).length;
+  await abandonedSaves(t, new LocalDiskStorage(dir), partials, [`notes.${randomUUID()}.part`, 'x.part']);
 });
 
 t.test('PostgreSQL store (the embedded database on the embedded pass): chunks of at most 256 KiB', async (t) => {
@@ -106,6 +138,11 @@ t.test('PostgreSQL store (the embedded database on the embedded pass): chunks of
   await saving;
   t.same(await storage.stat(slowId), { size: CHUNK_SIZE + 11 }, 'then it does, whole');
   await storage.remove(slowId);
+
+  // Staging rows: a fifth path segment under a real path id.
+  const partials = async () => (await s.platform.db.selectFrom('stored_files').select('path_id').where('path_id', 'like', '%/%/%/%/%').execute()).length;
+  await abandonedSaves(t, storage, partials, [`report staging ${randomUUID()}`, 'staging-plan.txt']);
+  t.same(await s.platform.db.selectFrom('stored_file_chunks').select('path_id').execute(), [], 'the swept save\'s chunks went with it');
 });
 
 t.test('S3 store against s3rver on loopback', async (t) => {
