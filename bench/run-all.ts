@@ -9,7 +9,7 @@
  *
  * Each benchmark reads its own environment (BENCH_SECONDS, BENCH_DATABASE_URL, BENCH_NATS_URL, ...).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { benchRoot } from './util.js';
@@ -104,6 +104,11 @@ if (isMain) {
   let failures = 0;
   if (option('summary-only') === undefined) {
     const only = option('only')?.split(',').map((s) => s.trim()).filter(Boolean);
+    // Streams earlier runs' servers made (each run names its own) would otherwise pile up on the NATS server.
+    spawnSync(process.execPath, ['scripts/drop-nats-streams.mjs', 'BENCH_', process.env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222'], {
+      cwd: path.resolve(benchRoot, '..'),
+      stdio: 'inherit',
+    });
     for (const name of BENCHMARKS) {
       if (only && !only.includes(name)) continue;
       if (!existsSync(path.join(benchRoot, `${name}.ts`))) {
