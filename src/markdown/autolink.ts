@@ -1,6 +1,7 @@
 // Finds bare URLs, domains and e-mail addresses in text the way Zulip does:
 // - a link starts at the start of text or after whitespace or one of ' " ( , : <;
-// - it is `http(s)://host[/path]`, `domain.tld[/path]` (tld from the IANA list) or `user@domain.tld`;
+// - it is `http(s)://host[/path]`, `domain.tld[/path]` (tld from the IANA list), `user@domain.tld` or a
+//   bitcoin address (`bitcoin:` and 26-35 base58 characters starting with 1 or 3);
 // - paths may hold balanced parentheses nested at most seven deep;
 // - it ends where only trailing punctuation `!:;?),.'">` stands before whitespace or the end of the text,
 //   taking the shortest path for which that holds (so "url," and "(url)" lose the punctuation).
@@ -140,13 +141,27 @@ function matchEmail(text: string, i: number): number | undefined {
   return undefined;
 }
 
+const base58 = /[1-9A-HJ-NP-Za-km-z]/;
+
+function matchBitcoin(text: string, i: number): number | undefined {
+  if (!text.startsWith('bitcoin:', i)) return undefined;
+  const first = text[i + 8];
+  if (first !== '1' && first !== '3') return undefined;
+  // Shorter runs are followed by another base58 character, which cannot end a link: only the whole run can.
+  let end = i + 9;
+  while (end < text.length && base58.test(text[end]!)) end++;
+  const length = end - (i + 9);
+  return length >= 25 && length <= 34 && mayEndAt(text, end) ? end : undefined;
+}
+
 export function findUrls(text: string): FoundUrl[] {
   const found: FoundUrl[] = [];
   // Each kind of link needs a character that most text lacks: a protocol URL starts with "h", a domain holds a
-  // dot and an address an "@". Those without it are not tried.
+  // dot, an address an "@" and a bitcoin address "bitcoin:". Those without it are not tried.
   const hasDot = text.includes('.');
   const hasAt = text.includes('@');
-  if (!hasDot && !hasAt && !/https?:\/\//i.test(text)) return found;
+  const hasBitcoin = text.includes('bitcoin:');
+  if (!hasDot && !hasAt && !hasBitcoin && !/https?:\/\//i.test(text)) return found;
   let i = 0;
   while (i < text.length) {
     if (!mayStartAt(text, i) || isWhitespace(text[i])) {
@@ -155,13 +170,15 @@ export function findUrls(text: string): FoundUrl[] {
     }
     const first = text.charCodeAt(i) | 0x20;
     const protocolEnd = first === 0x68 /* h */ ? matchProtocolUrl(text, i) : undefined;
-    const end = protocolEnd ?? (hasDot ? matchDomain(text, i) : undefined) ?? (hasAt ? matchEmail(text, i) : undefined);
+    const bitcoinEnd = hasBitcoin && first === 0x62 /* b */ ? matchBitcoin(text, i) : undefined;
+    const end = protocolEnd ?? (hasDot ? matchDomain(text, i) : undefined) ?? (hasAt ? matchEmail(text, i) : undefined) ?? bitcoinEnd;
     if (end === undefined) {
       i++;
       continue;
     }
     const url = text.slice(i, end);
-    const href = protocolEnd !== undefined ? url : url.includes('@') && !url.includes('/') ? `mailto:${url}` : `http://${url}`;
+    const href =
+      protocolEnd !== undefined || end === bitcoinEnd ? url : url.includes('@') && !url.includes('/') ? `mailto:${url}` : `http://${url}`;
     found.push({ start: i, end, text: url, href });
     i = end;
   }

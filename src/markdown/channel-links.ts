@@ -3,6 +3,9 @@ import type { RenderState } from './state.js';
 import { element, text, type MdNode } from './tree.js';
 import { channelNarrowUrl, encodeHashComponent } from './urls.js';
 
+// What the real server calls the empty topic (Message.EMPTY_TOPIC_FALLBACK_NAME).
+const EMPTY_TOPIC_DISPLAY_NAME = 'general chat';
+
 export function renderChannelLink(atom: string, state: RenderState): MdNode[] {
   const body = atom.slice(3, -2);
   const separator = body.indexOf('>');
@@ -19,8 +22,14 @@ export function renderChannelLink(atom: string, state: RenderState): MdNode[] {
   if (messageId) {
     topic = topic.slice(0, messageId.index);
     const href = `${channelUrl}/topic/${encodeHashComponent(topic)}/near/${messageId[1]}`;
-    return [element('a', { className: ['message-link'], href }, [text(`#${channel.name}>${topic} @ 💬`)])];
+    return [element('a', { className: ['message-link'], href }, [...channelAndTopic(channel.name, topic), text(' @ 💬')])];
   }
   const href = `${channelUrl}/topic/${encodeHashComponent(topic)}`;
-  return [element('a', { className: ['stream-topic'], dataStreamId: String(channel.id), href }, [text(`#${channel.name}>${topic}`)])];
+  return [element('a', { className: ['stream-topic'], dataStreamId: String(channel.id), href }, channelAndTopic(channel.name, topic))];
+}
+
+/** The link text "#channel > topic"; the empty topic is shown by its display name, in italics. */
+function channelAndTopic(channelName: string, topic: string): MdNode[] {
+  if (topic === '') return [text(`#${channelName} > `), element('em', {}, [text(EMPTY_TOPIC_DISPLAY_NAME)])];
+  return [text(`#${channelName} > ${topic}`)];
 }

@@ -9,6 +9,7 @@ import { renderInlineMath } from './math.js';
 import { renderMention } from './mentions.js';
 import type { RenderState } from './state.js';
 import { renderGlobalTime } from './time.js';
+import { decodeCharacterReferences } from './urls.js';
 import { element, replaceInText, rewrite, text, type MdNode, type TextMatch } from './tree.js';
 
 const insideCode = new Set(['code', 'inlineCode', 'zulipElement']);
@@ -54,7 +55,7 @@ export function applyInlineTransforms(tree: MdNode, state: RenderState): void {
   rewrite(tree, (node) => (node.type === 'zulipAtom' ? renderAtom(node.value ?? '', state) : undefined));
   mergeAdjacentText(tree);
   replaceInText(tree, insideLinks, (value) =>
-    findUrls(value).map((url): TextMatch => ({ start: url.start, end: url.end, nodes: [linkNode(url.href, url.text)] })),
+    findUrls(value).map((url): TextMatch => ({ start: url.start, end: url.end, nodes: [linkNode(decodeCharacterReferences(url.href), url.text)] })),
   );
   if (state.ctx.linkifiers.length > 0) {
     replaceInText(tree, insideLinks, (value) =>

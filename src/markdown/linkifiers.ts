@@ -23,9 +23,9 @@ const compiled = new Map<string, CompiledLinkifier | null>();
 // Names the user's part of the compiled pattern; a name RE2 allows but no linkifier would use.
 const whole = 'zulipLinkifierMatch0';
 
-// Like Zulip, a match must start after whitespace, an opening bracket or quote, a comma or colon, and must
-// not run on into a word character. RE2 has no lookaround, so the compiled pattern consumes the characters
-// around the match and the search resumes where the user's part ended. A pattern RE2 refuses (possible only
+// Like Zulip, a match must start after whitespace (Unicode's too: a no-break space), an opening bracket or
+// quote, a comma or colon, and must not run on into a letter or digit. RE2 has no lookaround, so the compiled
+// pattern consumes the characters around the match and the search resumes where the user's part ended. A pattern RE2 refuses (possible only
 // for linkifiers stored before patterns were checked with RE2) never matches.
 // The same realm's linkifier objects come back render after render: looked up by identity first.
 const compiledByObject = new WeakMap<Linkifier, CompiledLinkifier | null>();
@@ -47,7 +47,7 @@ function compileByText(linkifier: Linkifier): CompiledLinkifier | null {
     const own = compileRe2(linkifier.pattern);
     const template = parseTemplate(linkifier.urlTemplate);
     result = {
-      regex: compileRe2(`(?:^|[\\s'"(,:<])(?P<${whole}>${linkifier.pattern})(?:$|[^\\pL\\pN_])`),
+      regex: compileRe2(`(?:^|[\\s\\x{85}\\pZ'"(,:<])(?P<${whole}>${linkifier.pattern})(?:$|[^\\pL\\pN])`),
       expand: (groups) => template.expand(groups),
       groupNames: namedGroups(own),
     };

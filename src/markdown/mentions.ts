@@ -20,7 +20,8 @@ export function renderMention(atom: string, state: RenderState): MdNode[] {
 
 function userMention(body: string, silent: boolean, state: RenderState): MdNode | undefined {
   const prefix = silent ? '' : '@';
-  const wildcard = body.toLowerCase();
+  // Wildcards are written in lower case: "@**All**" names a user called All, if any.
+  const wildcard = body;
   if (channelWildcards.has(wildcard)) {
     if (!silent) state.streamWildcard = true;
     return element('span', { className: ['user-mention', 'channel-wildcard-mention', ...(silent ? ['silent'] : [])], dataUserId: '*' }, [
@@ -33,9 +34,11 @@ function userMention(body: string, silent: boolean, state: RenderState): MdNode 
   }
   const user = findUser(body, state);
   if (!user) return undefined;
-  if (!silent && user.isActive !== false) state.mentionedUserIds.add(user.id);
-  return element('span', { className: ['user-mention', ...(silent ? ['silent'] : [])], dataUserId: String(user.id) }, [
-    text(prefix + user.fullName),
+  // A deactivated user's mention renders silent and notifies nobody.
+  const quiet = silent || user.isActive === false;
+  if (!quiet) state.mentionedUserIds.add(user.id);
+  return element('span', { className: ['user-mention', ...(quiet ? ['silent'] : [])], dataUserId: String(user.id) }, [
+    text((quiet ? '' : '@') + user.fullName),
   ]);
 }
 
@@ -45,7 +48,8 @@ function findUser(body: string, state: RenderState): MentionableUser | undefined
     const name = body.slice(0, bar);
     const user = state.ctx.userById(Number(body.slice(bar + 1)));
     if (!user) return undefined;
-    return name === '' || user.fullName.toLowerCase() === name.toLowerCase() ? user : undefined;
+    // `@**name|id**` must name that user exactly (the real server compares the names as written).
+    return name === '' || user.fullName === name ? user : undefined;
   }
   const users = state.ctx.userByName(body);
   // Several users share this name: only `@**Name|id**` can say which one is meant.

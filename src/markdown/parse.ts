@@ -18,7 +18,7 @@ import { parseSplittingLongTables, type SplitOptions } from './long-tables.js';
 import { MARKER_GUARD, normalizeLists, restoreListStarts, settleItemParagraphs, withoutMarkerGuards } from './lists.js';
 import { zulipFromMarkdown, zulipMicromark } from './syntax.js';
 import { rewrite, text, type MdNode } from './tree.js';
-import { safeHref } from './urls.js';
+import { decodeCharacterReferences, safeHref } from './urls.js';
 
 /** Options of `remarkZulipSyntax`. */
 export interface ZulipSyntaxOptions {
@@ -172,8 +172,9 @@ function fixSourceDependent(tree: MdNode, source: string): void {
       }
       case 'link':
       case 'image': {
+        node.url = decodeCharacterReferences(node.url ?? '');
         // A link to a target Zulip does not allow stays literal text (which may still hold bare URLs).
-        if (safeHref(node.url ?? '', '') === undefined) return [text(sourceOf(node, source) ?? '')];
+        if (safeHref(node.url, '') === undefined) return [text(sourceOf(node, source) ?? '')];
         if (node.type === 'image') {
           return [{ type: 'link', url: node.url ?? '', title: null, children: node.alt ? [text(node.alt)] : [] }];
         }

@@ -59,7 +59,7 @@ export const zulipSanitizeSchema: SanitizeSchema = {
     ...Object.fromEntries(mathmlTags.map((tag) => [tag, mathmlAttributes])),
   },
   protocols: {
-    href: ['http', 'https', 'ftp', 'mailto', 'tel', 'sms'],
+    href: ['http', 'https', 'ftp', 'mailto', 'tel', 'sms', 'bitcoin'],
     src: ['http', 'https'],
   },
   required: {},

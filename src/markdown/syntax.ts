@@ -334,5 +334,16 @@ export const zulipFromMarkdown: FromMarkdownExtension = {
       node.value = this.sliceSerialize(token);
       this.exit(token);
     },
+    // The real server passes a character reference ("&copy;", "&#169;") to the HTML as written: the text keeps
+    // it literally and serialize.ts leaves its "&" unescaped. Link targets are decoded where they are read
+    // (decodeCharacterReferences).
+    characterReferenceValue(this: CompileContext): undefined {
+      this.data.characterReferenceType = undefined;
+    },
+    characterReference(this: CompileContext, token: Token): undefined {
+      const tail = this.stack.pop() as Literal;
+      tail.value += this.sliceSerialize(token);
+      if (tail.position) tail.position.end = { line: token.end.line, column: token.end.column, offset: token.end.offset };
+    },
   },
 };

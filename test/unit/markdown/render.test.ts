@@ -65,11 +65,11 @@ t.test('channel, topic and message links', async (t) => {
   t.equal(render('#**Denmark**').html, '<p><a class="stream" data-stream-id="1" href="/#narrow/channel/1-Denmark">#Denmark</a></p>');
   t.equal(
     render('#**Zulip updates.>new release**').html,
-    '<p><a class="stream-topic" data-stream-id="9" href="/#narrow/channel/9-Zulip.20updates.2E/topic/new.20release">#Zulip updates.&gt;new release</a></p>',
+    '<p><a class="stream-topic" data-stream-id="9" href="/#narrow/channel/9-Zulip-updates.2E/topic/new.20release">#Zulip updates. &gt; new release</a></p>',
   );
   t.equal(
     render('#**Verona>lunch@214**').html,
-    '<p><a class="message-link" href="/#narrow/channel/3-Verona/topic/lunch/near/214">#Verona&gt;lunch @ 💬</a></p>',
+    '<p><a class="message-link" href="/#narrow/channel/3-Verona/topic/lunch/near/214">#Verona &gt; lunch @ 💬</a></p>',
   );
   t.equal(render('#**Nowhere**').html, '<p>#<strong>Nowhere</strong></p>');
 });

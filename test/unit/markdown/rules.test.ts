@@ -3,6 +3,7 @@
 // copied output; the fixture cases in conformance.test.ts check the same rules on the real server's own HTML.
 import t from 'tap';
 import { renderMarkdown } from '../../../src/markdown/index.js';
+import { encodeHashComponent } from '../../../src/markdown/urls.js';
 import { testContext } from './fixtures.js';
 
 const ctx = testContext();
@@ -400,4 +401,74 @@ t.test('inline code keeps its text as typed, line breaks included', async (t) =>
   t.equal(html('`a\nb`'), '<p><code>a\nb</code></p>');
   t.equal(html('> `a\n> b`'), '<blockquote>\n<p><code>a\nb</code></p>\n</blockquote>');
   t.equal(html('x ``  y  ``'), '<p>x <code>  y  </code></p>');
+});
+
+t.test('topic and message links read "#channel > topic"; the empty topic is named in italics', async (t) => {
+  t.match(html('#**Denmark>some topic**'), />#Denmark &gt; some topic<\/a>/);
+  t.match(html('#**Denmark>**'), />#Denmark &gt; <em>general chat<\/em><\/a>/);
+  t.match(html('#**Denmark>danish@123**'), /href="\/#narrow\/channel\/1-Denmark\/topic\/danish\/near\/123">#Denmark &gt; danish @ 💬<\/a>/);
+  t.match(html('#**Denmark>@123**'), />#Denmark &gt; <em>general chat<\/em> @ 💬<\/a>/);
+});
+
+t.test("a channel's narrow URL writes its name's spaces as -, and keeps * as it is", async (t) => {
+  const spaced = { ...ctx, channelByName: (name: string) => (name === 'Stream #1234' ? { id: 61, name } : undefined) };
+  t.match(renderMarkdown('#**Stream #1234>a b**', spaced).html, /href="\/#narrow\/channel\/61-Stream-.231234\/topic\/a.20b">#Stream #1234 &gt; a b<\/a>/);
+  // Percent-encoding as Python's quote(safe="*") does, then "%" written as ".".
+  t.equal(encodeHashComponent("a*b (c).d!'~_-"), 'a*b.20.28c.29.2Ed.21.27~_-');
+  t.match(html('#**Zulip updates.**'), /href="\/#narrow\/channel\/9-Zulip-updates.2E"/);
+});
+
+t.test("a deactivated user's mention is silent; @**name|id** must spell the name as the user does; wildcards are lower case", async (t) => {
+  const deactivated = renderMarkdown('@**Former Employee**', ctx);
+  t.equal(deactivated.html, '<p><span class="user-mention silent" data-user-id="30">Former Employee</span></p>');
+  t.same(deactivated.mentionedUserIds, []);
+  t.match(html('@**King Hamlet|10**'), /class="user-mention" data-user-id="10">@King Hamlet</);
+  t.notMatch(html('@**king hamlet|10**'), /user-mention/);
+  t.match(html('@**king hamlet**'), /data-user-id="10">@King Hamlet</);
+  t.match(html('@**all**'), /channel-wildcard-mention/);
+  t.notMatch(html('@**ALL**'), /wildcard/);
+  t.notMatch(html('@**Topic**'), /topic-mention/);
+});
+
+t.test('a linkifier match may follow any Unicode space and run up to an underscore', async (t) => {
+  t.match(html('Hello\u00a0#123\u00a0World'), /href="https:\/\/trac.example.com\/ticket\/123"/);
+  t.match(html('see\u2003#123'), /ticket\/123/);
+  t.match(html('#123_notes'), /href="https:\/\/trac.example.com\/ticket\/123">#123<\/a>_notes/);
+  t.notMatch(html('#123abc'), /ticket/);
+  t.notMatch(html('x#123'), /ticket/);
+});
+
+t.test("links to the realm's own uploads become relative, as links to its views do", async (t) => {
+  const bare = renderMarkdown('http://zulip.testserver/user_uploads/2/ff/file.txt', ctx);
+  t.equal(bare.html, '<p><a href="user_uploads/2/ff/file.txt">http://zulip.testserver/user_uploads/2/ff/file.txt</a></p>');
+  t.same(bare.linkedUploadPaths, ['/user_uploads/2/ff/file.txt']);
+  t.equal(html('[hello](http://zulip.testserver/user_uploads/2/ff/file.txt)'), '<p><a href="user_uploads/2/ff/file.txt">hello</a></p>');
+  t.equal(html('[x](http://zulip.testserver/#narrow/channel/1-Denmark)'), '<p><a href="#narrow/channel/1-Denmark">x</a></p>');
+  // Other pages of the realm stay absolute.
+  t.match(html('http://zulip.testserver/help/x'), /href="http:\/\/zulip.testserver\/help\/x"/);
+});
+
+t.test('a bitcoin address is a link to itself', async (t) => {
+  const address = '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa';
+  t.equal(html(`To bitcoin:${address} or not`), `<p>To <a href="bitcoin:${address}">bitcoin:${address}</a> or not</p>`);
+  t.match(html(`(bitcoin:${address}).`), new RegExp(`\\(<a href="bitcoin:${address}">bitcoin:${address}</a>\\)\\.`));
+  // 25 to 34 base58 characters after a leading 1 or 3; 0, O, I and l are not base58.
+  t.notMatch(html(`bitcoin:${address}XXXXXXXXXX`), /<a/);
+  t.notMatch(html('bitcoin:1A1zP1eP5QGefi2DM'), /<a/);
+  t.notMatch(html('bitcoin:2A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa'), /<a/);
+  t.notMatch(html('bitcoin:1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfN0'), /<a/);
+});
+
+t.test('a character reference in text reaches the HTML as written; code escapes its &', async (t) => {
+  t.equal(html('Hello, &copy; &#169; &#xA9; &unknown; AT&T'), '<p>Hello, &copy; &#169; &#xA9; &unknown; AT&amp;T</p>');
+  t.equal(html('& &amp; &amp;amp;'), '<p>&amp; &amp; &amp;amp;</p>');
+  t.equal(html('> &copy;'), '<blockquote>\n<p>&copy;</p>\n</blockquote>');
+  t.equal(html('* &copy;\n* `&copy;`'), '<ul>\n<li>&copy;</li>\n<li><code>&amp;copy;</code></li>\n</ul>');
+  t.match(html('```\n&copy;\n```'), /<code>&amp;copy;\n<\/code>/);
+  t.equal(html('**&lt;b&gt;**'), '<p><strong>&lt;b&gt;</strong></p>');
+  // A link's target is read as a browser reads the real server's: references decoded.
+  t.equal(html('[&copy;](http://a.com/?a=1&amp;b=2)'), '<p><a href="http://a.com/?a=1&amp;b=2">&copy;</a></p>');
+  t.equal(html('http://a.com/?a=1&amp;b=2'), '<p><a href="http://a.com/?a=1&amp;b=2">http://a.com/?a=1&amp;b=2</a></p>');
+  // A reference cannot smuggle a scheme past the check.
+  t.notMatch(html('[x](&#106;avascript:alert(1))'), /href="(?:&#106;|j)avascript/);
 });
