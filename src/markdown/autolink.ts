@@ -89,7 +89,8 @@ function endWithOptionalPath(text: string, hostEnd: number): number | undefined 
   return mayEndAt(text, hostEnd) ? hostEnd : undefined;
 }
 
-const scheme = /https?:\/\//iy;
+// Case matters, as in the real server's pattern: "HTTP://" and "EXAMPLE.COM" are no links.
+const scheme = /https?:\/\//y;
 const emailAddress = /[\p{L}\p{N}_.-]+@[\p{L}\p{N}_.-]+\.[\p{L}\p{N}_]+/uy;
 
 function matchProtocolUrl(text: string, i: number): number | undefined {
@@ -122,7 +123,7 @@ function matchDomain(text: string, i: number): number | undefined {
     while (isDomainChar(text[tldEnd])) tldEnd++;
     // Like a regex alternation, a TLD may also be a prefix of the label ("co" in "com").
     for (let end = Math.min(tldEnd, tldStart + longestTld); end > tldStart; end--) {
-      if (!tlds.has(text.slice(tldStart, end).toLowerCase())) continue;
+      if (!tlds.has(text.slice(tldStart, end))) continue;
       const linkEnd = endWithOptionalPath(text, end);
       if (linkEnd !== undefined) return linkEnd;
     }
@@ -161,14 +162,14 @@ export function findUrls(text: string): FoundUrl[] {
   const hasDot = text.includes('.');
   const hasAt = text.includes('@');
   const hasBitcoin = text.includes('bitcoin:');
-  if (!hasDot && !hasAt && !hasBitcoin && !/https?:\/\//i.test(text)) return found;
+  if (!hasDot && !hasAt && !hasBitcoin && !text.includes('http')) return found;
   let i = 0;
   while (i < text.length) {
     if (!mayStartAt(text, i) || isWhitespace(text[i])) {
       i++;
       continue;
     }
-    const first = text.charCodeAt(i) | 0x20;
+    const first = text.charCodeAt(i);
     const protocolEnd = first === 0x68 /* h */ ? matchProtocolUrl(text, i) : undefined;
     const bitcoinEnd = hasBitcoin && first === 0x62 /* b */ ? matchBitcoin(text, i) : undefined;
     const end = protocolEnd ?? (hasDot ? matchDomain(text, i) : undefined) ?? (hasAt ? matchEmail(text, i) : undefined) ?? bitcoinEnd;

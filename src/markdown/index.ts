@@ -9,7 +9,7 @@ export type {
   RenderResult,
 } from './types.js';
 export { renderMarkdown } from './render.js';
-export { renderTopicLinks } from './linkifiers.js';
+export { renderTopicLinks } from './topic-links.js';
 import { contextFromSnapshot, emptySnapshot } from './context-snapshot.js';
 import type { RenderContext } from './types.js';
 

@@ -2,7 +2,6 @@
 import type { RE2JS } from 're2js';
 import { parseTemplate } from 'url-template';
 import { compileRe2, namedGroups } from '../domain/linkifiers/re2-pattern.js';
-import { findUrls } from './autolink.js';
 import type { Linkifier } from './types.js';
 import { safeHref } from './urls.js';
 
@@ -58,7 +57,7 @@ function compileByText(linkifier: Linkifier): CompiledLinkifier | null {
   return result;
 }
 
-function* matchesOf(text: string, linkifier: CompiledLinkifier): Generator<{ start: number; end: number; groups: Record<string, string> }> {
+function* matchesOf(text: string, linkifier: CompiledLinkifier): Generator<{ start: number; end: number; groups: Record<string, string>; outerStart: number }> {
   const matcher = linkifier.regex.matcher(text);
   let from = 0;
   while (from <= text.length && matcher.find(from)) {
@@ -74,7 +73,19 @@ function* matchesOf(text: string, linkifier: CompiledLinkifier): Generator<{ sta
       const value = matcher.group(name);
       if (value !== null) groups[name] = value;
     }
-    yield { start, end, groups };
+    yield { start, end, groups, outerStart: matcher.start() };
+  }
+}
+
+/**
+ * Every match of one linkifier in `text`, with its expanded URL as the template gives it (unchecked) and where the
+ * whole match starts, the character before the linkifier's own part included.
+ */
+export function* linkifierMatches(text: string, linkifier: Linkifier): Generator<LinkifierMatch & { outerStart: number }> {
+  const compiledLinkifier = compile(linkifier);
+  if (!compiledLinkifier) return;
+  for (const { start, end, groups, outerStart } of matchesOf(text, compiledLinkifier)) {
+    yield { start, end, text: text.slice(start, end), url: compiledLinkifier.expand(groups), outerStart };
   }
 }
 
@@ -92,14 +103,4 @@ export function findLinkifierMatches(text: string, linkifiers: readonly Linkifie
     }
   }
   return taken.sort((a, b) => a.start - b.start);
-}
-
-/** Links for a topic name: linkifier matches and bare URLs, in the order they appear. */
-export function renderTopicLinks(topic: string, linkifiers: Linkifier[]): { text: string; url: string }[] {
-  const matches: LinkifierMatch[] = findLinkifierMatches(topic, linkifiers, '');
-  for (const found of findUrls(topic)) {
-    if (matches.some((m) => found.start < m.end && m.start < found.end)) continue;
-    matches.push({ start: found.start, end: found.end, text: found.text, url: found.href });
-  }
-  return matches.sort((a, b) => a.start - b.start).map(({ text, url }) => ({ text, url }));
 }

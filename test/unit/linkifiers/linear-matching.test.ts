@@ -1,7 +1,8 @@
 // Linkifier matching runs in linear time whatever the pattern, and a stored pattern the engine refuses
 // (written before patterns were checked with RE2) simply never matches.
 import t from 'tap';
-import { findLinkifierMatches, renderTopicLinks } from '../../../src/markdown/linkifiers.js';
+import { findLinkifierMatches } from '../../../src/markdown/linkifiers.js';
+import { renderTopicLinks } from '../../../src/markdown/topic-links.js';
 
 const linkifier = (id: number, pattern: string, urlTemplate = 'https://x.example.com/{id}') => ({ id, pattern, urlTemplate });
 
