@@ -1,5 +1,6 @@
 // Channel, topic and message links: `#**channel**`, `#**channel>topic**`, `#**channel>topic@123**`.
 import type { RenderState } from './state.js';
+import { topicLinkKey } from './types.js';
 import { element, text, type MdNode } from './tree.js';
 import { channelNarrowUrl, encodeHashComponent } from './urls.js';
 
@@ -24,7 +25,8 @@ export function renderChannelLink(atom: string, state: RenderState): MdNode[] {
     const href = `${channelUrl}/topic/${encodeHashComponent(topic)}/near/${messageId[1]}`;
     return [element('a', { className: ['message-link'], href }, [...channelAndTopic(channel.name, topic), text(' @ 💬')])];
   }
-  const href = `${channelUrl}/topic/${encodeHashComponent(topic)}`;
+  const first = state.ctx.topicLinkTargets?.get(topicLinkKey(channel.id, topic));
+  const href = `${channelUrl}/topic/${encodeHashComponent(topic)}${first === undefined ? '' : `/with/${first}`}`;
   return [element('a', { className: ['stream-topic'], dataStreamId: String(channel.id), href }, channelAndTopic(channel.name, topic))];
 }
 

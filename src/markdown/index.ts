@@ -8,6 +8,7 @@ export type {
   RenderContext,
   RenderResult,
 } from './types.js';
+export { topicLinkKey } from './types.js';
 export { renderMarkdown } from './render.js';
 export { renderTopicLinks } from './topic-links.js';
 import { contextFromSnapshot, emptySnapshot } from './context-snapshot.js';

@@ -35,6 +35,7 @@ interface Task {
   content: string;
   snapshot: RenderContextSnapshot;
   translateEmoticons: boolean;
+  topicLinkTargets?: [string, number][];
   resolve(output: RenderOutput): void;
   reject(error: Error): void;
   /** Set when the worker answered that it no longer holds the context. */
@@ -70,10 +71,12 @@ class RenderPool {
   private nextId = 1;
   private timeouts = 0;
 
-  render(content: string, snapshot: RenderContextSnapshot, translateEmoticons: boolean): Promise<RenderOutput> {
+  render(content: string, snapshot: RenderContextSnapshot, ctx: Pick<RenderContext, 'translateEmoticons' | 'topicLinkTargets'>): Promise<RenderOutput> {
     if (this.waiting.length >= MAX_WAITING) return Promise.reject(new MarkdownRenderingError());
+    const translateEmoticons = ctx.translateEmoticons === true;
+    const topicLinkTargets = ctx.topicLinkTargets ? [...ctx.topicLinkTargets] : undefined;
     return new Promise((resolve, reject) => {
-      this.waiting.push({ content, snapshot, translateEmoticons, resolve, reject });
+      this.waiting.push({ content, snapshot, translateEmoticons, topicLinkTargets, resolve, reject });
       this.pump();
     });
   }
@@ -109,7 +112,7 @@ class RenderPool {
 
   private dispatch(worker: PoolWorker, task: Task): void {
     const { snapshot } = task;
-    const request: RenderRequest = { id: this.nextId++, content: task.content, key: snapshot.key, translateEmoticons: task.translateEmoticons };
+    const request: RenderRequest = { id: this.nextId++, content: task.content, key: snapshot.key, translateEmoticons: task.translateEmoticons, topicLinkTargets: task.topicLinkTargets };
     if (task.sendSnapshot || !worker.known.get(snapshot.key)) request.snapshot = snapshot;
     worker.known.set(snapshot.key, true);
     worker.task = task;
@@ -176,7 +179,7 @@ function renderOffLoop(content: string, ctx: RenderContext): RenderOutput | Prom
   // The pool starts with the first large message, not at boot: spawning and warming workers while a
   // server starts took CPU from its first requests.
   pool ??= new RenderPool();
-  return pool.render(content, ctx.snapshot, ctx.translateEmoticons === true);
+  return pool.render(content, ctx.snapshot, ctx);
 }
 
 /** Large renders refused for running past RENDER_TIMEOUT_MS (for /metrics). */

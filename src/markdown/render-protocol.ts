@@ -11,6 +11,8 @@ export interface RenderRequest {
   key: string;
   snapshot?: RenderContextSnapshot;
   translateEmoticons: boolean;
+  /** RenderContext.topicLinkTargets as entries. */
+  topicLinkTargets?: [string, number][];
 }
 
 export type RenderReply =

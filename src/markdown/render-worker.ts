@@ -20,7 +20,8 @@ port.on('message', (request: RenderRequest) => {
   } else {
     try {
       // The pool is sent only what renderIfPlain could not take (render-pool.ts's renderOffLoop).
-      const output = renderParsed(request.content, request.translateEmoticons ? { ...ctx, translateEmoticons: true } : ctx);
+      const targets = request.topicLinkTargets ? { topicLinkTargets: new Map(request.topicLinkTargets) } : {};
+      const output = renderParsed(request.content, { ...ctx, translateEmoticons: request.translateEmoticons, ...targets });
       reply = { id: request.id, output };
     } catch {
       // renderMarkdown throws nothing but MarkdownRenderingError.

@@ -43,6 +43,11 @@ export interface RenderContext {
   now?: Date;
   /** The realm's default_code_block_language: the language of fenced code blocks that name none. */
   defaultCodeBlockLanguage?: string;
+  /**
+   * The first message the sender can read in each topic the content links to, by topicLinkKey: a topic link then
+   * points at it (`/with/<id>`), as the real server's do. Absent or without the topic: a plain topic link.
+   */
+  topicLinkTargets?: ReadonlyMap<string, number>;
   /** The same context as plain data: present, a large message may render in a worker thread. */
   snapshot?: RenderContextSnapshot;
 }
@@ -65,3 +70,6 @@ export interface RenderResult {
   /** paths like "/user_uploads/2/ab/xyz/file.png" referenced by the message */
   linkedUploadPaths: string[];
 }
+
+/** The key of a topic in RenderContext.topicLinkTargets (topics compare case-insensitively). */
+export const topicLinkKey = (channelId: number, topic: string): string => `${channelId}\u0000${topic.toLowerCase()}`;

@@ -28,6 +28,7 @@ import { realmHost, type RealmRow } from '../read/realm.js';
 import { canReadStreamContent, isSubscribed, streamHistoryIsProtected, subscriberIds, type StreamRow } from '../visibility.js';
 import { DEFAULT_REALM_PROPERTIES } from '../domain/realm/defaults.js';
 import { alertedUsers, realmRenderData, senderRenderContext } from './render-context.js';
+import { withTopicLinkTargets } from './topic-link-targets.js';
 import { claimableUploadPaths } from './attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { mutersAmong, usersMuting } from '../read/muted-users.js';
@@ -222,7 +223,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   }
 
   const data = await dataPromise;
-  const rendered = await renderMarkdownAsync(content, senderRenderContext(data.context, user));
+  const rendered = await renderMarkdownAsync(content, await withTopicLinkTargets(ctx.db, senderRenderContext(data.context, user), user, content));
   const receiverSet = new Set(receivers);
   const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receiverSet.has(id)));
   for (const groupId of rendered.mentionedGroupIds) {
@@ -349,7 +350,7 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     if (params.content !== undefined) {
       const text = normalizeContent(params.content);
       const data = await realmRenderData(ctx, realm.id);
-      rendering ??= renderMarkdownAsync(text, senderRenderContext(data.context, user));
+      rendering ??= withTopicLinkTargets(ctx.db, senderRenderContext(data.context, user), user, text).then((context) => renderMarkdownAsync(text, context));
       const rendered = await rendering;
       const receivers = new Set(row.stream_id !== null ? [...(await subscriberIds(ctx.db, row.stream_id)), row.sender_id] : state.dm_user_ids);
       const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receivers.has(id)));

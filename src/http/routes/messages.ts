@@ -26,6 +26,7 @@ import {
   sendMessage,
 } from '../../services/messages.js';
 import { realmRenderData, senderRenderContext } from '../../services/render-context.js';
+import { withTopicLinkTargets } from '../../services/topic-link-targets.js';
 import { cachedUserRows } from '../../read/user-rows-cache.js';
 import { CHANNEL_LOOKUP_TABLES } from '../../read/narrow.js';
 import type { AppServices } from '../services.js';
@@ -175,7 +176,8 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
     handler: async ({ params, user, realm }) => {
       if ([...params.content].length > MAX_MESSAGE_LENGTH) throw errors.badRequest(`Message too long (limit: ${MAX_MESSAGE_LENGTH} characters)`);
       const data = await realmRenderData(ctx, realm.id);
-      return { rendered: (await renderMarkdownAsync(params.content, senderRenderContext(data.context, user))).html };
+      const context = await withTopicLinkTargets(ctx.db, senderRenderContext(data.context, user), user, params.content);
+      return { rendered: (await renderMarkdownAsync(params.content, context)).html };
     },
   });
 

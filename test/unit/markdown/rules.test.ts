@@ -2,7 +2,7 @@
 // expectation follows from the rule as the real server states it (its patterns and processors), not from a
 // copied output; the fixture cases in conformance.test.ts check the same rules on the real server's own HTML.
 import t from 'tap';
-import { renderMarkdown } from '../../../src/markdown/index.js';
+import { renderMarkdown, topicLinkKey } from '../../../src/markdown/index.js';
 import { encodeHashComponent } from '../../../src/markdown/urls.js';
 import { testContext } from './fixtures.js';
 
@@ -408,6 +408,10 @@ t.test('topic and message links read "#channel > topic"; the empty topic is name
   t.match(html('#**Denmark>**'), />#Denmark &gt; <em>general chat<\/em><\/a>/);
   t.match(html('#**Denmark>danish@123**'), /href="\/#narrow\/channel\/1-Denmark\/topic\/danish\/near\/123">#Denmark &gt; danish @ 💬<\/a>/);
   t.match(html('#**Denmark>@123**'), />#Denmark &gt; <em>general chat<\/em> @ 💬<\/a>/);
+  // With the topic's first readable message known (looked up before rendering), the link points at it.
+  const targets = { ...ctx, topicLinkTargets: new Map([[topicLinkKey(1, 'some topic'), 42]]) };
+  t.match(renderMarkdown('#**Denmark>Some Topic**', targets).html, /href="\/#narrow\/channel\/1-Denmark\/topic\/Some.20Topic\/with\/42">/);
+  t.match(renderMarkdown('#**Denmark>some topic@7**', targets).html, /topic\/some.20topic\/near\/7"/);
 });
 
 t.test("a channel's narrow URL writes its name's spaces as -, and keeps * as it is", async (t) => {
