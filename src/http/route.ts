@@ -32,6 +32,8 @@ export interface RouteSpec<P> {
   rateLimit?: boolean;
   /** The route takes files: how large, and where they stream to (src/http/file-uploads.ts). */
   files?: FileUploadSpec;
+  /** Who may call the route: throws the refusal. Checked before the parameters, as the real server's role checks are. */
+  allow?(user: UserRow): void;
   handler(ctx: RouteContext<P>): Promise<Record<string, unknown> | void>;
 }
 
@@ -65,12 +67,13 @@ export function defineRoute<P = Record<string, unknown>>(app: FastifyInstance, s
     url: spec.url,
     config: { auth: spec.auth ?? 'user', limited: spec.rateLimit !== false, params: spec.params, files: spec.files },
     handler: async (request, reply) => {
+      if ((spec.auth ?? 'user') === 'user' && !request.user) throw errors.unauthorized();
+      if (spec.allow) spec.allow(request.user!);
       const fields = fieldsOf(request);
       for (const name of pathNames) fields[name] = (request.params as Record<string, string>)[name];
       compiled ??= compileParams(spec.params ?? { properties: {} });
       const { params, ignored } = parseParams<P>(compiled, fields);
       const meta = requestMeta(request);
-      if ((spec.auth ?? 'user') === 'user' && !request.user) throw errors.unauthorized();
       const result = await spec.handler({
         params,
         request,

@@ -21,7 +21,9 @@ const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 export async function readBotStorage(ctx: ServiceContext, userId: number, keys: string[] | undefined): Promise<Record<string, string>> {
   await lastEventFolded(ctx, userId);
   let query = ctx.db.selectFrom('bot_storage').select(['key', 'value']).where('user_id', '=', userId);
-  const named = keys && keys.length > 0 ? [...new Set(keys)] : undefined;
+  // No keys named: every entry; an empty list names none.
+  const named = keys ? [...new Set(keys)] : undefined;
+  if (named?.length === 0) return {};
   if (named) query = query.where('key', 'in', named);
   const rows = await query.execute();
   if (named && rows.length !== named.length) throw errors.badRequest('Key does not exist.');
@@ -187,7 +189,8 @@ async function readKnown(ctx: ServiceContext, userId: number): Promise<KnownStor
   return { version, generation, state };
 }
 
-function runBotStorage(ctx: ServiceContext, meta: RequestMeta, command: BotStorageCommand): Promise<void> {
+/** `everyKey`: a removal of every key there is when it is decided (no keys named). */
+function runBotStorage(ctx: ServiceContext, meta: RequestMeta, command: BotStorageCommand, everyKey = false): Promise<void> {
   return writes.run(command.user_id, async () => {
     const streamId = botStorageStream(command.user_id);
     let attempt = 0;
@@ -196,9 +199,7 @@ function runBotStorage(ctx: ServiceContext, meta: RequestMeta, command: BotStora
       // The first attempt trusts what this process knows; a retry (a version conflict) reads afresh.
       const remembered = attempt++ === 0 ? knownOf(ctx).get(command.user_id) : undefined;
       const decide = (known: KnownStorage) => {
-        // No key named: every key there is now.
-        const everyKey = command.type === 'RemoveBotStorage' && command.keys.length === 0;
-        const resolved: BotStorageCommand = everyKey ? { ...command, keys: [...known.state.existing.keys()] } : command;
+        const resolved: BotStorageCommand = command.type === 'RemoveBotStorage' && everyKey ? { ...command, keys: [...known.state.existing.keys()] } : command;
         return decideBotStorage(resolved, known.state).map((e) => ({ ...e, data: { ...e.data, key_generation: known.generation } }));
       };
       let known = remembered ?? (await readKnown(ctx, command.user_id));
@@ -231,9 +232,9 @@ export function setBotStorage(ctx: ServiceContext, meta: RequestMeta, userId: nu
   return runBotStorage(ctx, meta, { type: 'SetBotStorage', user_id: userId, storage });
 }
 
-/** Removes the named keys, or every key when none is named. */
+/** Removes the named keys, or every key when `keys` is absent (an empty list removes nothing). */
 export function removeBotStorage(ctx: ServiceContext, meta: RequestMeta, userId: number, keys: string[] | undefined): Promise<void> {
-  return runBotStorage(ctx, meta, { type: 'RemoveBotStorage', user_id: userId, keys: keys ?? [] });
+  return runBotStorage(ctx, meta, { type: 'RemoveBotStorage', user_id: userId, keys: keys ?? [] }, keys === undefined);
 }
 
 /** The key generation new writes are sealed under: one more than the times the storage was forgotten. */

@@ -9,13 +9,13 @@ import { streamVersion } from './stream-version.js';
 
 export const realmDomainsStream = (realmId: number) => `realm-domains-${realmId}`;
 
-/** The organization's allowed email domains, as GET /realm/domains and /register list them. */
+/** The organization's allowed email domains, as GET /realm/domains and /register list them: in the order they were added. */
 export async function listRealmDomains(db: Db, realmId: number): Promise<RealmDomain[]> {
   return db
     .selectFrom('realm_domains')
     .select(['domain', 'allow_subdomains'])
     .where('realm_id', '=', realmId)
-    .orderBy('domain')
+    .orderBy('id')
     .execute();
 }
 

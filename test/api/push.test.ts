@@ -59,7 +59,7 @@ t.test('legacy per-service routes: apns_device_token and android_gcm_reg_id', as
   t.same(await rows(), [[apns, 'org.zulip.Zulip', 'apns'], [fcm, '', 'fcm']], 'stored with the other push tokens, with their kind');
 
   t.equal((await s.api('POST', '/users/me/apns_device_token', alice, { token: apns })).body.code, 'REQUEST_VARIABLE_MISSING', 'appid is required');
-  await error('POST', '/users/me/apns_device_token', alice, { token: apns, appid: 'org_zulip' }, 'Invalid app ID');
+  await error('POST', '/users/me/apns_device_token', alice, { token: apns, appid: 'org_zulip' }, 'appid has invalid format');
   await error('POST', '/users/me/apns_device_token', alice, { token: '', appid: 'org.zulip.Zulip' }, 'Empty or invalid length token');
   await error('POST', '/users/me/android_gcm_reg_id', alice, { token: 'x'.repeat(4097) }, 'Empty or invalid length token');
   await error('POST', '/users/me/apns_device_token', alice, { token: 'abcde', appid: 'org.zulip.Zulip' }, 'Invalid APNS token');
@@ -68,6 +68,12 @@ t.test('legacy per-service routes: apns_device_token and android_gcm_reg_id', as
   t.equal((await s.api('POST', '/users/me/android_gcm_reg_id', alice, { token: 'any token at all' })).status, 200, 'FCM tokens only have a length check');
   await error('POST', '/users/me/apns_device_token', bot, { token: apns, appid: 'org.zulip.Zulip' }, 'This endpoint does not accept bot requests.');
   await error('POST', '/users/me/android_gcm_reg_id', bot, { token: fcm }, 'This endpoint does not accept bot requests.');
+  // Bots are refused before any parameter is read, as by the real server's human_users_only.
+  await error('POST', '/users/me/apns_device_token', bot, {}, 'This endpoint does not accept bot requests.');
+  await error('DELETE', '/users/me/android_gcm_reg_id', bot, {}, 'This endpoint does not accept bot requests.');
+  // Registering a token again keeps the first registration, app id included.
+  t.equal((await s.api('POST', '/users/me/apns_device_token', alice, { token: apns, appid: 'org.zulip.Other' })).status, 200);
+  t.same((await rows()).find((r) => r[0] === apns), [apns, 'org.zulip.Zulip', 'apns']);
 
   await error('DELETE', '/users/me/apns_device_token', alice, { token: fcm }, 'Invalid APNS token');
   await error('DELETE', '/users/me/android_gcm_reg_id', alice, { token: apns }, 'Token does not exist');

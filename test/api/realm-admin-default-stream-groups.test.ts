@@ -54,20 +54,23 @@ t.test('default channel groups: permissions and errors', async (t) => {
   t.same((await s.api('POST', '/default_stream_groups/create', member, { group_name: 'M', description: '', stream_names: [] })).body,
     { result: 'error', msg: 'Must be an organization administrator', code: 'UNAUTHORIZED_PRINCIPAL' });
   t.equal((await s.api('DELETE', `/default_stream_groups/${id}`, member)).body.code, 'UNAUTHORIZED_PRINCIPAL');
+  // The administrator check comes before the parameters, as the real server's require_realm_admin.
+  t.equal((await s.api('POST', '/default_stream_groups/create', member, {})).body.msg, 'Must be an organization administrator');
+  t.equal((await s.api('PATCH', `/default_stream_groups/${id}/streams`, member, {})).body.msg, 'Must be an organization administrator');
   const cases: Array<[string, string, Record<string, unknown>, string]> = [
-    ['POST', '/default_stream_groups/create', { group_name: 'G', description: '', stream_names: [] }, "Default stream group 'G' already exists"],
-    ['POST', '/default_stream_groups/create', { group_name: ' ', description: '', stream_names: [] }, "Invalid default stream group name ' '"],
-    ['POST', '/default_stream_groups/create', { group_name: 'x'.repeat(61), description: '', stream_names: [] }, 'Default stream group name too long (limit: 60 characters)'],
+    ['POST', '/default_stream_groups/create', { group_name: 'G', description: '', stream_names: [] }, "Default channel group 'G' already exists"],
+    ['POST', '/default_stream_groups/create', { group_name: ' ', description: '', stream_names: [] }, "Invalid default channel group name ' '"],
+    ['POST', '/default_stream_groups/create', { group_name: 'x'.repeat(61), description: '', stream_names: [] }, 'Default channel group name too long (limit: 60 characters)'],
     ['POST', '/default_stream_groups/create', { group_name: 'H', description: '', stream_names: ['nowhere'] }, "Invalid channel name 'nowhere'"],
     ['POST', '/default_stream_groups/create', { group_name: 'H', description: '', stream_names: ['secret'] }, "Invalid channel name 'secret'"],
-    ['POST', '/default_stream_groups/create', { group_name: 'H', description: '', stream_names: ['lobby'] }, "'lobby' is a default stream and cannot be added to 'H'"],
-    ['PATCH', '/default_stream_groups/424242', { new_group_name: 'X' }, "Default stream group with id '424242' does not exist."],
+    ['POST', '/default_stream_groups/create', { group_name: 'H', description: '', stream_names: ['lobby'] }, "'lobby' is a default channel and cannot be added to 'H'"],
+    ['PATCH', '/default_stream_groups/424242', { new_group_name: 'X' }, "Default channel group with id '424242' does not exist."],
     ['PATCH', `/default_stream_groups/${id}`, {}, 'You must pass "new_description" or "new_group_name".'],
-    ['PATCH', `/default_stream_groups/${id}`, { new_group_name: 'G' }, "This default stream group is already named 'G'"],
-    ['PATCH', `/default_stream_groups/${id}/streams`, { op: 'add', stream_names: ['eng'] }, "Stream 'eng' is already present in default stream group 'G'"],
-    ['PATCH', `/default_stream_groups/${id}/streams`, { op: 'remove', stream_names: ['lobby'] }, "Stream 'lobby' is not present in default stream group 'G'"],
+    ['PATCH', `/default_stream_groups/${id}`, { new_group_name: 'G' }, "This default channel group is already named 'G'"],
+    ['PATCH', `/default_stream_groups/${id}/streams`, { op: 'add', stream_names: ['eng'] }, "Channel 'eng' is already present in default channel group 'G'"],
+    ['PATCH', `/default_stream_groups/${id}/streams`, { op: 'remove', stream_names: ['lobby'] }, "Channel 'lobby' is not present in default channel group 'G'"],
     ['PATCH', `/default_stream_groups/${id}/streams`, { op: 'swap', stream_names: ['eng'] }, 'Invalid value for "op". Specify one of "add" or "remove".'],
-    ['DELETE', '/default_stream_groups/424242', {}, "Default stream group with id '424242' does not exist."],
+    ['DELETE', '/default_stream_groups/424242', {}, "Default channel group with id '424242' does not exist."],
   ];
   for (const [method, path, params, msg] of cases) {
     t.same((await s.api(method, path, admin, params)).body, { result: 'error', msg, code: 'BAD_REQUEST' }, `${method} ${path} ${JSON.stringify(params)}`);

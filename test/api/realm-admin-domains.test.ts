@@ -93,3 +93,24 @@ t.test('invitations respect the email domain restriction', async (t) => {
   });
   t.equal((await invite('f@corp.example, g@team.corp.example, h@exact.example')).status, 200, 'allowed domains and subdomains are invited');
 });
+
+t.test('realm domains: listed in the order they were added; a PATCH is announced even when it changes nothing; the owner check comes first', async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
+  const member = await s.user(Role.MEMBER, 'Member');
+  await s.api('POST', '/realm/domains', s.owner, { domain: 'zulip.com', allow_subdomains: false });
+  await s.api('POST', '/realm/domains', s.owner, { domain: 'acme.com', allow_subdomains: true });
+  const listed = [{ domain: 'zulip.com', allow_subdomains: false }, { domain: 'acme.com', allow_subdomains: true }];
+  t.same((await s.api('GET', '/realm/domains', member)).body.domains, listed);
+  t.same((await s.api('POST', '/register', member, register)).body.realm_domains, listed);
+
+  const same = await verifyAction(t, s, member, () => s.api('PATCH', '/realm/domains/zulip.com', s.owner, { allow_subdomains: false }), { register });
+  t.match(same, [{ type: 'realm_domains', op: 'change', realm_domain: { domain: 'zulip.com', allow_subdomains: false } }]);
+
+  // As the real server's role check, before any parameter is read.
+  for (const who of [admin, member]) {
+    for (const [method, path] of [['POST', '/realm/domains'], ['PATCH', '/realm/domains/zulip.com'], ['DELETE', '/realm/domains/zulip.com']] as const) {
+      t.match(await s.api(method, path, who, {}), { status: 400, body: { result: 'error', msg: 'Must be an organization owner' } }, `${method} ${path}`);
+    }
+  }
+});

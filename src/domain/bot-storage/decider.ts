@@ -44,7 +44,8 @@ export function decideBotStorage(command: BotStorageCommand, state: BotStorageSt
     }
     case 'RemoveBotStorage': {
       const keys = [...new Set(command.keys)];
-      if (keys.some((key) => !state.existing.has(key))) throw errors.badRequest('Key does not exist.');
+      // As the real server counts: the entries found must be as many as the keys named, repeats included.
+      if (keys.length < command.keys.length || keys.some((key) => !state.existing.has(key))) throw errors.badRequest('Key does not exist.');
       if (keys.length === 0) return [];
       return [{ type: 'BotStorageRemoved', data: { user_id, keys } }];
     }

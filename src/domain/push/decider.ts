@@ -59,8 +59,10 @@ export function decidePush(command: PushCommand, state: PushState): PushEvent[] 
       if (!state.tokens.some((t) => t.token === command.token)) throw errors.badRequest('Token does not exist');
       return [{ type: 'PushDeviceRemoved', data: { user_id, token: command.token } }];
     case 'RegisterKindToken':
-      if (command.kind === 'apns' && !APNS_APPID_FORM.test(command.appid)) throw errors.badRequest('Invalid app ID');
+      if (command.kind === 'apns' && !APNS_APPID_FORM.test(command.appid)) throw errors.badRequest('appid has invalid format');
       validateKindToken(command.token, command.kind);
+      // Registering a token again changes nothing: the first registration (and its app id) stands.
+      if (state.tokens.some((t) => t.token === command.token && t.kind === command.kind)) return [];
       return [{ type: 'PushDeviceRegistered', data: { user_id, token: command.token, appid: command.appid, time: command.now, kind: command.kind } }];
     case 'RemoveKindToken':
       validateKindToken(command.token, command.kind);

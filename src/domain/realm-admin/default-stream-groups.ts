@@ -26,13 +26,13 @@ type GroupEvent = DefaultStreamGroupCreated | DefaultStreamGroupChanged | Defaul
 const MAX_NAME_LENGTH = 60;
 
 function checkName(name: string): void {
-  if (name.trim() === '') throw errors.badRequest(`Invalid default stream group name '${name}'`);
-  if (name.length > MAX_NAME_LENGTH) throw errors.badRequest(`Default stream group name too long (limit: ${MAX_NAME_LENGTH} characters)`);
+  if (name.trim() === '') throw errors.badRequest(`Invalid default channel group name '${name}'`);
+  if (name.length > MAX_NAME_LENGTH) throw errors.badRequest(`Default channel group name too long (limit: ${MAX_NAME_LENGTH} characters)`);
 }
 
 function checkNotDefault(channels: readonly NamedChannel[], groupName: string): void {
   const single = channels.find((c) => c.is_default);
-  if (single) throw errors.badRequest(`'${single.name}' is a default stream and cannot be added to '${groupName}'`);
+  if (single) throw errors.badRequest(`'${single.name}' is a default channel and cannot be added to '${groupName}'`);
 }
 
 /** Pure: the default channel group commands, over every group of the realm. */
@@ -40,12 +40,12 @@ export function decideDefaultStreamGroups(command: DefaultStreamGroupCommand, re
   if (command.type === 'CreateDefaultStreamGroup') {
     checkNotDefault(command.channels, command.name);
     checkName(command.name);
-    if (groups.some((g) => g.name === command.name)) throw errors.badRequest(`Default stream group '${command.name}' already exists`);
+    if (groups.some((g) => g.name === command.name)) throw errors.badRequest(`Default channel group '${command.name}' already exists`);
     const stream_ids = [...new Set(command.channels.map((c) => c.id))];
     return [{ type: 'DefaultStreamGroupCreated', data: { realm_id: realmId, group_id: command.group_id, name: command.name, description: command.description, stream_ids } }];
   }
   const group = groups.find((g) => g.id === command.group_id);
-  if (!group) throw errors.badRequest(`Default stream group with id '${command.group_id}' does not exist.`);
+  if (!group) throw errors.badRequest(`Default channel group with id '${command.group_id}' does not exist.`);
   const changed = (next: Partial<DefaultStreamGroup>): GroupEvent => ({
     type: 'DefaultStreamGroupChanged',
     data: { realm_id: realmId, group_id: group.id, name: group.name, description: group.description, stream_ids: group.stream_ids, ...next },
@@ -55,8 +55,8 @@ export function decideDefaultStreamGroups(command: DefaultStreamGroupCommand, re
       if (!command.new_group_name && !command.new_description) throw errors.badRequest('You must pass "new_description" or "new_group_name".');
       const next: Partial<DefaultStreamGroup> = {};
       if (command.new_group_name !== undefined) {
-        if (group.name === command.new_group_name) throw errors.badRequest(`This default stream group is already named '${command.new_group_name}'`);
-        if (groups.some((g) => g.name === command.new_group_name)) throw errors.badRequest(`Default stream group '${command.new_group_name}' already exists`);
+        if (group.name === command.new_group_name) throw errors.badRequest(`This default channel group is already named '${command.new_group_name}'`);
+        if (groups.some((g) => g.name === command.new_group_name)) throw errors.badRequest(`Default channel group '${command.new_group_name}' already exists`);
         checkName(command.new_group_name);
         next.name = command.new_group_name;
       }
@@ -68,12 +68,12 @@ export function decideDefaultStreamGroups(command: DefaultStreamGroupCommand, re
       if (command.op === 'add') {
         checkNotDefault(command.channels, group.name);
         for (const c of command.channels) {
-          if (ids.has(c.id)) throw errors.badRequest(`Stream '${c.name}' is already present in default stream group '${group.name}'`);
+          if (ids.has(c.id)) throw errors.badRequest(`Channel '${c.name}' is already present in default channel group '${group.name}'`);
           ids.add(c.id);
         }
       } else if (command.op === 'remove') {
         for (const c of command.channels) {
-          if (!ids.has(c.id)) throw errors.badRequest(`Stream '${c.name}' is not present in default stream group '${group.name}'`);
+          if (!ids.has(c.id)) throw errors.badRequest(`Channel '${c.name}' is not present in default channel group '${group.name}'`);
           ids.delete(c.id);
         }
       } else {

@@ -48,7 +48,7 @@ export function decideRealmDomains(
     }
     case 'ChangeRealmDomain':
       if (!existing) throw notFound(command.domain);
-      if (existing.allow_subdomains === command.allow_subdomains) return [];
+      // Recorded (and announced) even when the value stays the same, as the real server does.
       return [{ type: 'RealmDomainChanged', data: { realm_id: state.realm_id, domain: command.domain, allow_subdomains: command.allow_subdomains } }];
     case 'RemoveRealmDomain': {
       if (!existing) throw notFound(command.domain);

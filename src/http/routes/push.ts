@@ -45,8 +45,8 @@ export async function legacyPushRoutes(app: FastifyInstance, { services }: { ser
       params: kind === 'apns'
         ? { properties: { token: { type: 'string' }, appid: { type: 'string' } }, required: ['token', 'appid'] }
         : { properties: { token: { type: 'string' } }, required: ['token'] },
+      allow: humansOnly,
       handler: async ({ params, user, meta }) => {
-        humansOnly(user);
         await changePushDevices(ctx, meta, user.id, {
           type: 'RegisterKindToken', kind, token: params.token, appid: params.appid ?? '', now: Math.floor(meta.now.getTime() / 1000),
         });
@@ -56,8 +56,8 @@ export async function legacyPushRoutes(app: FastifyInstance, { services }: { ser
       method: 'DELETE',
       url,
       params: { properties: { token: { type: 'string' } }, required: ['token'] },
+      allow: humansOnly,
       handler: async ({ params, user, meta }) => {
-        humansOnly(user);
         await changePushDevices(ctx, meta, user.id, { type: 'RemoveKindToken', kind, token: params.token });
       },
     });

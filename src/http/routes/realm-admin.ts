@@ -32,6 +32,10 @@ function requireOwner(user: UserRow): void {
   if (user.role !== Role.OWNER) throw errors.mustBeOwner();
 }
 
+function requireAdmin(user: UserRow): void {
+  if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+}
+
 export default async function realmAdminRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
 
@@ -52,9 +56,9 @@ export default async function realmAdminRoutes(app: FastifyInstance, { services 
   defineRoute<{ domain: string; allow_subdomains: boolean }>(app, {
     method: 'POST',
     url: '/realm/domains',
+    allow: requireOwner,
     params: { properties: { domain: { type: 'string', maxLength: 1000 }, allow_subdomains: { type: 'boolean' } }, required: ['domain', 'allow_subdomains'] },
-    handler: async ({ params, user, meta }) => {
-      requireOwner(user);
+    handler: async ({ params, meta }) => {
       return { new_domain: await addRealmDomain(ctx, meta, params.domain, params.allow_subdomains) };
     },
   });
@@ -62,9 +66,9 @@ export default async function realmAdminRoutes(app: FastifyInstance, { services 
   defineRoute<{ domain: string; allow_subdomains: boolean }>(app, {
     method: 'PATCH',
     url: '/realm/domains/:domain',
+    allow: requireOwner,
     params: { properties: { domain: { type: 'string', maxLength: 1000 }, allow_subdomains: { type: 'boolean' } }, required: ['domain', 'allow_subdomains'] },
-    handler: async ({ params, user, meta }) => {
-      requireOwner(user);
+    handler: async ({ params, meta }) => {
       await changeRealmDomain(ctx, meta, params.domain, params.allow_subdomains);
     },
   });
@@ -72,9 +76,9 @@ export default async function realmAdminRoutes(app: FastifyInstance, { services 
   defineRoute<{ domain: string }>(app, {
     method: 'DELETE',
     url: '/realm/domains/:domain',
+    allow: requireOwner,
     params: { properties: { domain: { type: 'string', maxLength: 1000 } }, required: ['domain'] },
-    handler: async ({ params, user, meta }) => {
-      requireOwner(user);
+    handler: async ({ params, meta }) => {
       await removeRealmDomain(ctx, meta, params.domain);
     },
   });
@@ -84,12 +88,12 @@ export default async function realmAdminRoutes(app: FastifyInstance, { services 
   defineRoute<{ group_name: string; description: string; stream_names: string[] }>(app, {
     method: 'POST',
     url: '/default_stream_groups/create',
+    allow: requireAdmin,
     params: {
       properties: { group_name: { type: 'string' }, description: { type: 'string', maxLength: 1024 }, stream_names: streamNames },
       required: ['group_name', 'description', 'stream_names'],
     },
     handler: async ({ params, user, meta }) => {
-      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
       const channels = await resolveChannelNames(ctx.db, user, params.stream_names);
       const group_id = await ctx.commands.nextId('default_stream_group_id_seq');
       await changeDefaultStreamGroups(ctx, meta, { type: 'CreateDefaultStreamGroup', group_id, name: params.group_name, description: params.description, channels });
@@ -99,12 +103,12 @@ export default async function realmAdminRoutes(app: FastifyInstance, { services 
   defineRoute<{ group_id: number; new_group_name?: string; new_description?: string }>(app, {
     method: 'PATCH',
     url: '/default_stream_groups/:group_id',
+    allow: requireAdmin,
     params: {
       properties: { group_id: { type: 'integer' }, new_group_name: { type: 'string' }, new_description: { type: 'string', maxLength: 1024 } },
       required: ['group_id'],
     },
-    handler: async ({ params, user, meta }) => {
-      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+    handler: async ({ params, meta }) => {
       await changeDefaultStreamGroups(ctx, meta, { type: 'UpdateDefaultStreamGroupInfo', ...params });
     },
   });
@@ -112,9 +116,9 @@ export default async function realmAdminRoutes(app: FastifyInstance, { services 
   defineRoute<{ group_id: number; op: string; stream_names: string[] }>(app, {
     method: 'PATCH',
     url: '/default_stream_groups/:group_id/streams',
+    allow: requireAdmin,
     params: { properties: { group_id: { type: 'integer' }, op: { type: 'string' }, stream_names: streamNames }, required: ['group_id', 'op', 'stream_names'] },
     handler: async ({ params, user, meta }) => {
-      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
       const channels = await resolveChannelNames(ctx.db, user, params.stream_names);
       await changeDefaultStreamGroups(ctx, meta, { type: 'UpdateDefaultStreamGroupStreams', group_id: params.group_id, op: params.op, channels });
     },
@@ -123,9 +127,9 @@ export default async function realmAdminRoutes(app: FastifyInstance, { services 
   defineRoute<{ group_id: number }>(app, {
     method: 'DELETE',
     url: '/default_stream_groups/:group_id',
+    allow: requireAdmin,
     params: { properties: { group_id: { type: 'integer' } }, required: ['group_id'] },
-    handler: async ({ params, user, meta }) => {
-      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+    handler: async ({ params, meta }) => {
       await changeDefaultStreamGroups(ctx, meta, { type: 'RemoveDefaultStreamGroup', group_id: params.group_id });
     },
   });
