@@ -35,9 +35,13 @@ t.test('a /poll or /todo message gets its widget as the real server parses it', 
   const fetched = await submessagesOf(s, bob, pollId);
   t.same(fetched, events[0]!.message.submessages, 'GET /messages shows the same');
 
-  const todoId = await send(s, alice, 'food', '/todo Groceries\n- milk: two liters\n- eggs');
+  const todoId = await send(s, alice, 'food', '/todo Groceries\n- milk: two liters\n- eggs\n- 10:30 standup');
   t.same(JSON.parse((await submessagesOf(s, alice, todoId))[0]!.content),
-    { widget_type: 'todo', extra_data: { task_list_title: 'Groceries', tasks: [{ task: 'milk', desc: 'two liters' }, { task: 'eggs', desc: '' }] } });
+    { widget_type: 'todo', extra_data: { task_list_title: 'Groceries', tasks: [{ task: 'milk', desc: 'two liters' }, { task: 'eggs', desc: '' }, { task: '10:30 standup', desc: '' }] } },
+    'a description follows the first ": "');
+  // Leading line breaks are not part of a message (the real server strips them), so this is a poll.
+  const late = await send(s, alice, 'food', '\n\n/poll Q\nA');
+  t.same(JSON.parse((await submessagesOf(s, alice, late))[0]!.content), { widget_type: 'poll', extra_data: { question: 'Q', options: ['A'] } });
   const empty = await send(s, alice, 'food', '/poll');
   t.same(JSON.parse((await submessagesOf(s, alice, empty))[0]!.content), { widget_type: 'poll', extra_data: { question: '', options: [] } });
   for (const plain of ['hello /poll', '/polls are fun', '/unknown thing']) {
@@ -77,6 +81,10 @@ t.test('POST /submessage: votes, options, questions, tasks, strikes, with the re
   await bad(bob, poll, { type: 'launch' }, 'Unknown type for poll data: launch');
   await bad(bob, poll, [1], 'poll data is not a dict');
   await bad(bob, poll, { kind: 'vote' }, 'type key is missing from poll data');
+  // Option indexes and task keys run from 0 to the real server's MAX_IDX, 1000.
+  await bad(bob, poll, { type: 'new_option', option: 'Pie', idx: -1 }, 'poll data["idx"] is too small');
+  await bad(bob, poll, { type: 'new_option', option: 'Pie', idx: 1001 }, 'poll data["idx"] is too large');
+  t.equal((await submit(s, bob, poll, { type: 'new_option', option: 'Pie', idx: 1000 })).status, 200);
   // Not visible to Carol (she is not subscribed to... a public channel's message is visible); a DM is not.
   const dm = await send(s, alice, [bob.id], '/todo Chores\n- dishes');
   await bad(carol, dm, { type: 'strike', key: '0,canned' }, 'Invalid message(s)');
@@ -84,6 +92,8 @@ t.test('POST /submessage: votes, options, questions, tasks, strikes, with the re
   t.equal((await submit(s, bob, dm, { type: 'strike', key: '0,canned' })).status, 200);
   t.equal((await submit(s, bob, dm, { type: 'new_task', key: 1, task: 'laundry', desc: '', completed: false })).status, 200);
   await bad(bob, dm, { type: 'new_task', key: 1, task: 'laundry', completed: false }, 'desc key is missing from todo data');
+  await bad(bob, dm, { type: 'new_task', key: -1, task: 'eat', desc: '', completed: false }, 'todo data["key"] is too small');
+  await bad(bob, dm, { type: 'new_task', key: 1001, task: 'eat', desc: '', completed: false }, 'todo data["key"] is too large');
   await bad(bob, dm, { type: 'strike', key: 3 }, 'todo data["key"] is not a string');
   await bad(bob, dm, { type: 'vote', key: 'x', vote: 1 }, 'Unknown type for todo data: vote');
   // Only after its sender may others attach to a message.
@@ -114,7 +124,15 @@ t.test('widget_content: the real server accepts a bot zform and refuses the rest
   await refused('[]', 'Widgets: widget_content is not a dict');
   await refused('{"extra_data":{}}', 'Widgets: widget_type is not in widget_content');
   await refused('{"widget_type":"poll","extra_data":{}}', 'Widgets: unknown widget type: poll');
-  await refused('{"widget_type":"zform","extra_data":{"type":"choices","heading":"h","choices":[{"short_name":"a"}]}}', 'Widgets: long_name key is missing from choices[0]');
+  // The zform is checked as the real server's check_dict names it: extra_data, then its keys in order.
+  const form = (extra: Record<string, unknown>) => JSON.stringify({ widget_type: 'zform', extra_data: { type: 'choices', ...extra } });
+  await refused(form({}), 'Widgets: heading key is missing from extra_data');
+  await refused(form({ heading: 'h' }), 'Widgets: choices key is missing from extra_data');
+  await refused(form({ heading: 5, choices: [] }), 'Widgets: extra_data["heading"] is not a string');
+  await refused(form({ heading: 'h', choices: 99 }), 'Widgets: extra_data["choices"] is not a list');
+  await refused(form({ heading: 'h', choices: [99] }), 'Widgets: extra_data["choices"][0] is not a dict');
+  await refused(form({ heading: 'h', choices: [{ long_name: 'foo', reply: 'bar' }] }), 'Widgets: short_name key is missing from extra_data["choices"][0]');
+  await refused(form({ heading: 'h', choices: [{ short_name: 1, long_name: 'foo', reply: 'bar' }] }), 'Widgets: extra_data["choices"][0]["short_name"] is not a string');
 });
 
 t.test('50 concurrent votes on one poll: every one counted, and each in its voter\'s next read', async (t) => {

@@ -9,7 +9,8 @@ const TRUNCATED = '\n[message truncated]';
 /** The real server truncates over-long content and topics instead of rejecting them. */
 export function normalizeContent(content: string): string {
   if (content.includes('\u0000')) throw errors.badRequest('Message must not contain null bytes');
-  const trimmed = content.replace(/\s+$/, '');
+  // As the real server: trailing whitespace and leading line breaks go (leading spaces may be indented code).
+  const trimmed = content.replace(/\s+$/, '').replace(/^\n+/, '');
   if (trimmed.trim() === '') throw errors.badRequest('Message must not be empty');
   if ([...trimmed].length > MAX_MESSAGE_LENGTH) return [...trimmed].slice(0, MAX_MESSAGE_LENGTH - TRUNCATED.length).join('') + TRUNCATED;
   return trimmed;

@@ -33,9 +33,9 @@ function parseTodo(rest: string): { task_list_title: string; tasks: Array<{ task
     .map(stripListMarker)
     .filter((task) => task.length > 0)
     .map((task) => {
-      // A task and its description are separated by the first colon.
-      const colon = task.indexOf(':');
-      return colon < 0 ? { task: task.trim(), desc: '' } : { task: task.slice(0, colon).trim(), desc: task.slice(colon + 1).trim() };
+      // A task and its description are separated by the first ": " ("10:30 standup" is one task).
+      const colon = task.indexOf(': ');
+      return colon < 0 ? { task: task.trim(), desc: '' } : { task: task.slice(0, colon).trim(), desc: task.slice(colon + 2).trim() };
     });
   return { task_list_title: title, tasks };
 }
@@ -69,15 +69,11 @@ export function checkWidgetContent(raw: string): Widget {
   if (widget_type !== 'zform') throw fail(`unknown widget type: ${String(widget_type)}`);
   if (!('type' in extra_data)) throw fail('zform is missing type field');
   if (extra_data.type !== 'choices') throw fail('unknown zform type: ' + String(extra_data.type));
-  if (typeof extra_data.heading !== 'string') throw fail('heading is not a string');
-  if (!Array.isArray(extra_data.choices)) throw fail('choices is not a list');
-  extra_data.choices.forEach((choice, i) => {
-    if (!isObject(choice)) throw fail(`choices[${i}] is not a dict`);
-    for (const key of ['short_name', 'long_name', 'reply']) {
-      if (!(key in choice)) throw fail(`${key} key is missing from choices[${i}]`);
-      if (typeof choice[key] !== 'string') throw fail(`choices[${i}]["${key}"] is not a string`);
-    }
-  });
+  try {
+    dictWith('extra_data', extra_data, [['type', str], ['heading', str], ['choices', listOf(dictOf([['short_name', str], ['long_name', str], ['reply', str]]))]]);
+  } catch (error) {
+    throw error instanceof WidgetError ? fail(error.message) : error;
+  }
   return { widget_type, extra_data };
 }
 
@@ -97,14 +93,37 @@ const intIn = (allowed: number[]): Check => (name, v) => {
   if (!allowed.includes(v as number)) throw new WidgetError(`Invalid ${name}`);
 };
 
-function dictOnly(name: string, value: Record<string, unknown>, fields: Array<[string, Check]>): void {
+// The real server's MAX_IDX: the highest poll option index or to-do task key a client may send.
+const MAX_IDX = 1000;
+const intRange = (min: number, max: number): Check => (name, v) => {
+  int(name, v);
+  if ((v as number) < min) throw new WidgetError(`${name} is too small`);
+  if ((v as number) > max) throw new WidgetError(`${name} is too large`);
+};
+
+/** check_dict: each field present and valid, in order; other keys allowed. */
+function dictWith(name: string, value: Record<string, unknown>, fields: Array<[string, Check]>): void {
   for (const [key, check] of fields) {
     if (!(key in value)) throw new WidgetError(`${key} key is missing from ${name}`);
     check(`${name}["${key}"]`, value[key]);
   }
+}
+
+/** check_dict_only: check_dict, and no other key. */
+function dictOnly(name: string, value: Record<string, unknown>, fields: Array<[string, Check]>): void {
+  dictWith(name, value, fields);
   const extra = Object.keys(value).filter((key) => !fields.some(([k]) => k === key));
   if (extra.length > 0) throw new WidgetError(`Unexpected arguments: ${extra.join(', ')}`);
 }
+
+const dictOf = (fields: Array<[string, Check]>): Check => (name, v) => {
+  if (!isObject(v)) throw new WidgetError(`${name} is not a dict`);
+  dictWith(name, v, fields);
+};
+const listOf = (item: Check): Check => (name, v) => {
+  if (!Array.isArray(v)) throw new WidgetError(`${name} is not a list`);
+  v.forEach((element, i) => item(`${name}[${i}]`, element));
+};
 
 function typed(name: string, value: unknown): Record<string, unknown> & { type: string } {
   if (!isObject(value)) throw new WidgetError(`${name} is not a dict`);
@@ -123,7 +142,7 @@ export function validatePollData(value: unknown, isWidgetAuthor: boolean): void 
       if (!isWidgetAuthor) throw new WidgetError("You can't edit a question unless you are the author.");
       return dictOnly('poll data', data, [['type', str], ['question', str]]);
     case 'new_option':
-      return dictOnly('poll data', data, [['type', str], ['option', str], ['idx', int]]);
+      return dictOnly('poll data', data, [['type', str], ['option', str], ['idx', intRange(0, MAX_IDX)]]);
     default:
       throw new WidgetError(`Unknown type for poll data: ${data.type}`);
   }
@@ -137,7 +156,7 @@ export function validateTodoData(value: unknown, isWidgetAuthor: boolean): void 
       if (!isWidgetAuthor) throw new WidgetError("You can't edit the task list title unless you are the author.");
       return dictOnly('todo data', data, [['type', str], ['title', str]]);
     case 'new_task':
-      return dictOnly('todo data', data, [['type', str], ['key', int], ['task', str], ['desc', str], ['completed', bool]]);
+      return dictOnly('todo data', data, [['type', str], ['key', intRange(0, MAX_IDX)], ['task', str], ['desc', str], ['completed', bool]]);
     case 'strike':
       return dictOnly('todo data', data, [['type', str], ['key', str]]);
     default:
