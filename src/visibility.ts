@@ -101,6 +101,25 @@ export function canReadMessage(
   return !streamHistoryIsProtected(stream);
 }
 
+/**
+ * May the viewer act on this message (react to it)? The real server's check for changing a message asks for
+ * reading rights now, not once: nothing in an archived channel; a public channel's messages for anyone but a
+ * guest; else a subscriber now who, where history is protected, received it. Direct messages: participants.
+ */
+export function canModifyMessage(
+  viewer: Viewer,
+  message: { realm_id: number; stream_id: number | null },
+  access: { stream?: StreamRow; subscribed: boolean; received: boolean; dmParticipant: boolean },
+): boolean {
+  if (message.realm_id !== viewer.realm_id) return false;
+  if (message.stream_id === null) return access.dmParticipant;
+  const stream = access.stream;
+  if (!stream || stream.realm_id !== viewer.realm_id || stream.deactivated) return false;
+  if (!stream.invite_only && viewer.role !== Role.GUEST) return true;
+  if (!access.subscribed) return false;
+  return !streamHistoryIsProtected(stream) || access.received;
+}
+
 /** Users who received a channel message (subscribed when it was sent): the audience of its events. */
 export async function messageReceiverIds(db: Db, streamId: number, messageId: number): Promise<number[]> {
   const { rows } = await sql<{ ids: number[] | null }>`SELECT ${messageReceiversJsonSql(streamId, messageId)} AS ids`.execute(db);

@@ -62,11 +62,14 @@ export function defineRoute<P = Record<string, unknown>>(app: FastifyInstance, s
   // largest part of start-up, and most routes of a given server are never called soon after it.
   let compiled: CompiledParams | undefined;
   const pathNames = [...spec.url.matchAll(/:([a-zA-Z_]+)/g)].map((m) => m[1]!);
+  // The real server's URL patterns take digits only for an integer in the path: anything else is no route.
+  const digitNames = pathNames.filter((name) => (spec.params?.properties?.[name] as { type?: unknown } | undefined)?.type === 'integer');
   app.route({
     method: spec.method,
     url: spec.url,
     config: { auth: spec.auth ?? 'user', limited: spec.rateLimit !== false, params: spec.params, files: spec.files },
     handler: async (request, reply) => {
+      for (const name of digitNames) if (!/^[0-9]+$/.test((request.params as Record<string, string>)[name] ?? '')) throw errors.notFound();
       if ((spec.auth ?? 'user') === 'user' && !request.user) throw errors.unauthorized();
       if (spec.allow) spec.allow(request.user!);
       const fields = fieldsOf(request);

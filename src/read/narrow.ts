@@ -4,7 +4,7 @@ import { runPrepared } from '../db/prepared.js';
 import { ApiError } from '../domain/errors.js';
 import { FlagBit } from '../domain/messages/flags.js';
 import { Role } from '../domain/roles.js';
-import { canReadMessage, canReadStreamContent, streamHistoryIsProtected, type StreamRow, type Viewer } from '../visibility.js';
+import { canModifyMessage, canReadMessage, canReadStreamContent, streamHistoryIsProtected, type StreamRow, type Viewer } from '../visibility.js';
 import { getUserByEmailFor } from './users.js';
 import { canonicalStreamName } from '../domain/channels/decider.js';
 
@@ -386,6 +386,12 @@ export function messageAccessSql(viewerId: number | RawBuilder<number>): RawBuil
       AND sp.from_id <= m.id AND (sp.to_id IS NULL OR sp.to_id >= m.id)))`;
 }
 
+/** Did the viewer receive the channel message (or send it), given messageAccessSql's facts? */
+function receivedWith(viewer: Viewer, message: { stream_id: number | null; sender_id: number }, access: MessageAccess): boolean {
+  const channel = message.stream_id !== null;
+  return channel && access.moved !== null ? access.moved : message.sender_id === viewer.user_id || (channel && access.spanned);
+}
+
 /** May the viewer read the message, given the facts messageAccessSql gathered about it? */
 export function messageVisibleWith(
   viewer: Viewer,
@@ -394,13 +400,36 @@ export function messageVisibleWith(
 ): boolean {
   const participants = message.dm_key ? message.dm_key.split(',').map(Number) : [];
   const channel = message.stream_id !== null;
-  const received = channel && access.moved !== null ? access.moved : message.sender_id === viewer.user_id || (channel && access.spanned);
+  const received = receivedWith(viewer, message, access);
   return canReadMessage(viewer, message, {
     stream: channel ? access.stream ?? undefined : undefined,
     subscribed: channel && access.subscribed,
     received,
     dmParticipant: participants.includes(viewer.user_id),
   });
+}
+
+/** Facts about one message for a viewer (one statement), and whether the viewer may read it and act on it. */
+async function messageAccessFor(
+  db: Db,
+  viewer: Viewer,
+  message: { id: number; stream_id: number },
+): Promise<MessageAccess> {
+  const { rows } = await sql<{ access: MessageAccess }>`SELECT ${messageAccessSql(viewer.user_id)} AS access
+    FROM (VALUES (${message.id}::int, ${message.stream_id}::int)) AS m(id, stream_id)`.execute(db);
+  return rows[0]!.access;
+}
+
+/** May the viewer act on the message (react to it): see canModifyMessage. */
+export async function messageModifiableBy(
+  db: Db,
+  viewer: Viewer,
+  message: { id: number; realm_id: number; stream_id: number | null; sender_id: number; dm_key: string | null },
+): Promise<boolean> {
+  const participants = message.dm_key ? message.dm_key.split(',').map(Number) : [];
+  if (message.stream_id === null) return canModifyMessage(viewer, message, { subscribed: false, received: false, dmParticipant: participants.includes(viewer.user_id) });
+  const access = await messageAccessFor(db, viewer, { id: message.id, stream_id: message.stream_id });
+  return canModifyMessage(viewer, message, { stream: access.stream ?? undefined, subscribed: access.subscribed, received: receivedWith(viewer, message, access), dmParticipant: false });
 }
 
 /** One message's visibility for a viewer, with the lookups it needs (one statement). */
@@ -411,7 +440,5 @@ export async function messageVisibleTo(
 ): Promise<boolean> {
   if (message.realm_id !== viewer.realm_id) return false;
   if (message.stream_id === null) return messageVisibleWith(viewer, message, { stream: null, subscribed: false, moved: null, spanned: false });
-  const { rows } = await sql<{ access: MessageAccess }>`SELECT ${messageAccessSql(viewer.user_id)} AS access
-    FROM (VALUES (${message.id}::int, ${message.stream_id}::int)) AS m(id, stream_id)`.execute(db);
-  return messageVisibleWith(viewer, message, rows[0]!.access);
+  return messageVisibleWith(viewer, message, await messageAccessFor(db, viewer, { id: message.id, stream_id: message.stream_id }));
 }

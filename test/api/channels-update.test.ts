@@ -116,7 +116,7 @@ t.test('PATCH /streams/{stream_id}: properties and rules', async (t) => {
   const missing = await s.api('PATCH', '/streams/999999', admin, { description: 'x' });
   t.equal(missing.status, 400);
   t.equal(missing.body.msg, 'Invalid channel ID');
-  t.equal((await s.api('PATCH', '/streams/abc', admin, { description: 'x' })).status, 400);
+  t.equal((await s.api('PATCH', '/streams/abc', admin, { description: 'x' })).status, 404, 'an integer in the path takes digits only: no route');
 });
 
 t.test('administrators and private channels', async (t) => {

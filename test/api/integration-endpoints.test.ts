@@ -70,6 +70,6 @@ t.test('a channel email address: stable per user and channel, only for accessibl
   }
   t.equal((await s.api('GET', `/streams/${open}/email_address`, guest)).body.msg, 'Invalid channel ID', 'a guest needs a subscription');
   t.equal((await s.api('GET', '/streams/999999/email_address', alice)).body.msg, 'Invalid channel ID');
-  t.equal((await s.api('GET', '/streams/abc/email_address', alice)).status, 400);
+  t.equal((await s.api('GET', '/streams/abc/email_address', alice)).status, 404, 'an integer in the path takes digits only: no route');
 
 });
