@@ -1,5 +1,6 @@
 import t from 'tap';
 import { startTestServer, Role, type TestUser } from '../helpers/server.js';
+import { verifyAction } from '../helpers/verify-action.js';
 
 // Reacting changes what others see of a message, so it needs reading rights now, as the real server's check for
 // changing a message does: having once received a message is not enough.
@@ -52,4 +53,24 @@ t.test('who may react: readers now, not everyone who once received the message',
   for (const path of ['/messages/-1/reactions', '/messages//reactions', '/messages/abc/reactions']) {
     t.equal((await s.api('POST', path, alice, { emoji_name: 'smile' })).status, 404, path);
   }
+});
+
+t.test('reaction events reach the readers of the message now', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const carol = await s.user(Role.MEMBER, 'Carol');
+  const register = { register: { event_types: ['reaction'] } };
+  t.equal((await s.api('POST', '/users/me/subscriptions', alice, { subscriptions: [{ name: 'club' }], invite_only: true, history_public_to_subscribers: false })).status, 200);
+  const old = (await s.api('POST', '/messages', alice, { type: 'stream', to: 'club', topic: 't', content: 'before Bob' })).body.id as number;
+  await s.api('POST', '/users/me/subscriptions', alice, { subscriptions: [{ name: 'club' }], principals: [bob.id] });
+  const react = (emoji_name: string) => s.api('POST', `/messages/${old}/reactions`, alice, { emoji_name });
+  t.same(await verifyAction(t, s, bob, () => react('smile'), register), [], 'protected history: Bob never received it');
+  // Shared history: a later subscriber reads the old message, and hears of its reactions.
+  t.equal((await s.api('POST', '/users/me/subscriptions', alice, { subscriptions: [{ name: 'open club' }], invite_only: true, history_public_to_subscribers: true })).status, 200);
+  const early = (await s.api('POST', '/messages', alice, { type: 'stream', to: 'open club', topic: 't', content: 'before Bob' })).body.id as number;
+  await s.api('POST', '/users/me/subscriptions', alice, { subscriptions: [{ name: 'open club' }], principals: [bob.id] });
+  const heard = await verifyAction(t, s, bob, () => s.api('POST', `/messages/${early}/reactions`, alice, { emoji_name: 'heart' }), register);
+  t.match(heard, [{ type: 'reaction', op: 'add', message_id: early, emoji_name: 'heart' }], 'a later subscriber of shared history hears of it');
+  t.same(await verifyAction(t, s, carol, () => react('tada'), register), [], 'a member who never received it and is not subscribed does not');
 });

@@ -310,11 +310,29 @@ registerTranslator('MessagesDeleted', async (event, db): Promise<PreparedEvent |
   };
 });
 
+/**
+ * Who hears of an action on a channel message (a reaction), as the real server chooses: its readers now. Where
+ * history is protected, those who received it and are still subscribed; in another private channel, its
+ * subscribers; in a public one, its subscribers and every member (not guest) who received it. The one acting too.
+ */
+async function channelActionAudience(db: Db, streamId: number, receiverIds: number[], actorId: number): Promise<Set<number>> {
+  const stream = await db.selectFrom('streams').selectAll().where('id', '=', streamId).executeTakeFirst();
+  if (!stream) return new Set([...receiverIds, actorId]);
+  const subscribers = await db.selectFrom('subscriptions').select('user_id').where('stream_id', '=', streamId).where('active', '=', true).execute();
+  const subscribed = new Set(subscribers.map((r) => r.user_id));
+  if (streamHistoryIsProtected(stream)) return new Set([...receiverIds.filter((id) => subscribed.has(id)), actorId]);
+  if (stream.invite_only || receiverIds.length === 0) return new Set([...subscribed, actorId]);
+  const members = await db.selectFrom('users').select('id').where('id', 'in', receiverIds).where('role', '!=', Role.GUEST).execute();
+  return new Set([...subscribed, ...members.map((r) => r.id), actorId]);
+}
+
 async function reactionEvent(op: 'add' | 'remove', d: DataOf<'ReactionAdded'>, db: Db): Promise<PreparedEvent | null> {
   const message = await db.selectFrom('messages').select(['stream_id', 'dm_key']).where('id', '=', d.message_id).executeTakeFirst();
   if (!message) return null;
   const receivers = await receiversByMessage(db, message.stream_id, message.dm_key ? message.dm_key.split(',').map(Number) : [], [d.message_id]);
-  const audience = new Set([...receivers.keys(), d.user_id]);
+  const audience = message.stream_id === null
+    ? new Set([...receivers.keys(), d.user_id])
+    : await channelActionAudience(db, message.stream_id, [...receivers.keys()], d.user_id);
   const user = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
   return {
     audience,
