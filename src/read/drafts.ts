@@ -3,14 +3,18 @@ import type { DraftData } from '../domain/drafts/events.js';
 
 export const MAX_DRAFTS_IN_REGISTER_RESPONSE = 1000;
 
-/** A user's drafts, most recently edited first (ties: newest id first). */
-export async function listDrafts(db: Db, userId: number, limit?: number): Promise<DraftData[]> {
+/**
+ * A user's drafts by their last edit: oldest first for GET /drafts, newest first (and at most `limit`) for
+ * /register, as the real server lists them (ties by id the same way).
+ */
+export async function listDrafts(db: Db, userId: number, order: 'oldest first' | 'newest first', limit?: number): Promise<DraftData[]> {
+  const direction = order === 'oldest first' ? 'asc' : 'desc';
   const rows = await db
     .selectFrom('drafts')
     .selectAll()
     .where('user_id', '=', userId)
-    .orderBy('timestamp', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy('timestamp', direction)
+    .orderBy('id', direction)
     .$if(limit !== undefined, (q) => q.limit(limit!))
     .execute();
   return rows.map((r) => ({

@@ -14,6 +14,8 @@ async function syncEnabled(db: Db, userId: number): Promise<boolean> {
   return user?.settings.enable_drafts_synchronization !== false;
 }
 
+const MAX_ROW_ID = 2_147_483_647;
+
 /** Looks up every channel and user the drafts name, so the pure decider can check them. */
 async function recipientCheck(db: Db, userId: number, drafts: readonly DraftInput[]): Promise<RecipientCheck> {
   const author = await getUserById(db, userId);
@@ -23,7 +25,8 @@ async function recipientCheck(db: Db, userId: number, drafts: readonly DraftInpu
   const userIds = new Set<number>();
   for (const draft of drafts) {
     if (!draft || typeof draft !== 'object' || !Array.isArray(draft.to)) continue;
-    const ids = (draft.to as unknown[]).filter((x): x is number => typeof x === 'number' && Number.isSafeInteger(x));
+    // An id no row can have (past the id columns' range) is simply not found.
+    const ids = (draft.to as unknown[]).filter((x): x is number => typeof x === 'number' && Number.isInteger(x) && x > 0 && x <= MAX_ROW_ID);
     for (const id of ids) (draft.type === 'stream' ? channelIds : userIds).add(id);
   }
   const okChannels = new Set<number>();

@@ -141,7 +141,7 @@ export async function editScheduledMessage(ctx: ServiceContext, meta: RequestMet
     throw errors.badRequest('Nothing to change');
   }
   if (type !== undefined && to === undefined) throw errors.badRequest('Recipient required when updating type of scheduled message.');
-  if (type === 'stream' && topic === undefined) throw errors.badRequest('Topic required when updating scheduled message type to stream.');
+  if (type === 'stream' && topic === undefined) throw errors.badRequest('Topic required when updating scheduled message type to channel.');
   const now = seconds(meta.now);
   if (timestamp !== undefined) checkDeliveryTime(timestamp, now);
   const mandatoryTopics = (realm.properties as Record<string, unknown>).mandatory_topics === true;
@@ -212,7 +212,7 @@ export async function deliverScheduledMessage(ctx: ServiceContext, id: number, n
       if (notice) appends.unshift({ streamId: messageStream(notice.id), expectedVersion: -1, events: notice.events });
       return { appends, result: 'failed' as DeliveryOutcome };
     };
-    const refused = deliveryPrecheck(state, nowSeconds, sender.is_active);
+    const refused = deliveryPrecheck(state, nowSeconds, sender.is_active, !realm.deactivated);
     if (refused) return fail(refused);
     try {
       prepared = await prepareMessage(ctx, { ...meta, client: state.client }, sender, realm, {

@@ -26,10 +26,11 @@ t.test('drafts: create, list, edit, delete', async (t) => {
   const list = await s.api('GET', '/drafts', alice);
   t.equal(list.body.count, 3);
   t.same(list.body.drafts, [
-    { id: d2, type: 'private', to: [bob.id], topic: '', content: 'second', timestamp: 300 },
-    { id: d3, type: '', to: [], topic: '', content: 'third', timestamp: 200 },
     { id: d1, type: 'stream', to: [channel], topic: 'plans', content: 'first', timestamp: 100 },
-  ], 'newest edit first; unaddressed and direct drafts drop topic and fix `to`');
+    { id: d3, type: '', to: [], topic: '', content: 'third', timestamp: 200 },
+    { id: d2, type: 'private', to: [bob.id], topic: '', content: 'second', timestamp: 300 },
+  ], 'oldest edit first (as the real server lists them; /register has them newest first); unaddressed and direct drafts drop topic and fix `to`');
+  t.same((await s.api('POST', '/register', alice, { fetch_event_types: ['drafts'] })).body.drafts.map((d: any) => d.id), [d2, d3, d1], '/register: newest first');
 
   const before = Math.floor(Date.now() / 1000);
   const noStamp = await s.api('POST', '/drafts', alice, { drafts: [{ type: '', to: [], topic: '', content: 'now' }] });
@@ -78,13 +79,15 @@ t.test('drafts: validation', async (t) => {
   t.equal((await post({ ...base, to: [999999] })).body.msg, 'Invalid channel ID');
   t.equal((await post({ ...base, to: [secret] })).body.msg, 'Invalid channel ID', 'a private channel the user is not in');
   t.equal((await post({ ...base, topic: 'a\u0000b' })).body.msg, 'Topic must not contain null bytes');
-  t.equal((await post({ ...base, content: 'a\u0000b' })).body.msg, 'Content must not contain null bytes');
+  t.equal((await post({ ...base, content: 'a\u0000b' })).body.msg, 'Message must not contain null bytes', 'content follows the rules of a message');
   t.match((await post({ ...base, id: 5 })).body, { code: 'BAD_REQUEST', msg: /must not contain an id/ });
   t.match((await post({ ...base, type: 'channel' })).body, { msg: 'Invalid drafts[0]["type"]' });
   t.match((await post({ type: 'stream', to: [channel], topic: 't' })).body, { msg: 'drafts[0]["content"] key is missing' });
   t.equal((await post({ type: 'private', to: [999999], topic: '', content: 'x' })).body.msg, 'Invalid user ID 999999');
   t.equal((await post({ ...base, timestamp: -1 })).body.msg, 'Timestamp must not be negative.');
-  t.equal((await post({ ...base, content: '   ' })).body.msg, 'Content must not be empty');
+  t.equal((await post({ ...base, content: '   ' })).body.msg, 'Message must not be empty');
+  t.equal((await post({ ...base, to: [99_999_999_999_999] })).body.msg, 'Invalid channel ID', 'an id past any row');
+  t.equal((await post({ type: 'private', to: [99_999_999_999_999], topic: '', content: 'x' })).body.msg, 'Invalid user ID 99999999999999');
   t.equal((await s.api('POST', '/drafts', alice, { drafts: 'nope' })).body.code, 'INVALID_JSON');
   t.equal((await s.api('POST', '/drafts', alice, { drafts: [1] })).status, 400);
   t.equal((await s.api('PATCH', '/drafts/1', alice, {})).body.code, 'REQUEST_VARIABLE_MISSING');
@@ -95,8 +98,15 @@ t.test('drafts: validation', async (t) => {
 
   const long = await post({ ...base, topic: 'x'.repeat(100) });
   t.equal(long.status, 200);
-  t.equal((await s.api('GET', '/drafts', alice)).body.drafts[0].topic.length, 60, 'long topics are truncated');
-  t.same((await s.api('POST', '/drafts', alice, {})).body.ids, [], 'no drafts: nothing created');
+  t.equal((await s.api('GET', '/drafts', alice)).body.drafts[0].topic, 'x'.repeat(57) + '...', 'long topics are cut to 57 characters and "..."');
+  t.equal((await s.api('POST', '/drafts', alice, {})).body.code, 'REQUEST_VARIABLE_MISSING', 'drafts is required');
+  t.same((await s.api('POST', '/drafts', alice, { drafts: [] })).body.ids, [], 'no drafts: nothing created');
+  // A direct message draft to nobody is addressed to nobody; long content is cut like a message's.
+  const nobody = (await post({ type: 'private', to: [], topic: '', content: '\n\nhello' })).body.ids[0];
+  t.match((await s.api('GET', '/drafts', alice)).body.drafts.find((d: any) => d.id === nobody), { type: '', to: [], content: 'hello' });
+  const huge = (await post({ ...base, content: 'y'.repeat(10_050) })).body.ids[0];
+  const cut = (await s.api('GET', '/drafts', alice)).body.drafts.find((d: any) => d.id === huge).content as string;
+  t.ok(cut.length === 10_000 && cut.endsWith('\n[message truncated]'), 'cut to 10,000 characters, not refused');
 });
 
 t.test('drafts: synchronization turned off', async (t) => {

@@ -79,3 +79,18 @@ t.test('the delivered message reaches its recipients\' queues like any sent mess
   t.match(bobs, [{ type: 'message', message: { sender_id: alice.id, content: '<p>for bob</p>' }, flags: [] }]);
   t.equal(bobs.length, 1, 'the recipient gets only the message');
 });
+
+t.test('a scheduled message due after its organization was deactivated fails, with no notice', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const at = Math.floor(Date.now() / 1000) + 120;
+  const created = await s.api('POST', '/scheduled_messages', alice, { type: 'direct', to: [bob.id], content: 'later', scheduled_delivery_timestamp: at });
+  t.equal(created.status, 200);
+  t.equal((await s.api('POST', '/realm/deactivate', s.owner)).status, 200);
+  await s.scheduler.runOnce(new Date((at + 1) * 1000));
+  const row = await s.platform.db.selectFrom('scheduled_messages').selectAll().where('id', '=', created.body.scheduled_message_id).executeTakeFirstOrThrow();
+  t.match(row, { failed: true, delivered: false, failure_message: 'This organization has been deactivated' });
+  const sent = await s.platform.db.selectFrom('messages').select('content').where('content', '=', 'later').execute();
+  t.same(sent, [], 'not delivered');
+});

@@ -87,7 +87,7 @@ t.test('edit: rules, errors, and what changes', async (t) => {
   };
   await expectError(await patch({}), 'Nothing to change');
   await expectError(await patch({ type: 'stream' }), 'Recipient required when updating type of scheduled message.');
-  await expectError(await patch({ type: 'stream', to: sid }), 'Topic required when updating scheduled message type to stream.');
+  await expectError(await patch({ type: 'stream', to: sid }), 'Topic required when updating scheduled message type to channel.');
   await expectError(await patch({ scheduled_delivery_timestamp: nowSeconds() - 1 }), 'Scheduled delivery time must be in the future.');
   await expectError(await patch({ content: 'stolen' }, bob), 'Scheduled message does not exist', 404);
   await expectError(await patch({ content: 'x' }, alice, 99_999_999), 'Scheduled message does not exist', 404);

@@ -1,9 +1,15 @@
 import { ApiError, errors } from '../errors.js';
 import { assertNever } from '../event-types.js';
 import type { DraftData, DraftEvent } from './events.js';
+import { normalizeContent } from '../messages/decider.js';
 
 export const MAX_TOPIC_LENGTH = 60;
-export const MAX_DRAFT_CONTENT_LENGTH = 10_000;
+
+/** A draft's topic as the real server keeps it: as typed, and cut to 57 characters and "..." past 60. */
+function truncateTopic(topic: string): string {
+  const characters = [...topic];
+  return characters.length > MAX_TOPIC_LENGTH ? characters.slice(0, MAX_TOPIC_LENGTH - 3).join('') + '...' : topic;
+}
 
 /** A draft as the client sends it (not yet validated). */
 export type DraftInput = Record<string, unknown>;
@@ -56,24 +62,23 @@ export function validateDraft(input: DraftInput, where: string, now: number, rec
     if (timestamp < 0) throw errors.badRequest('Timestamp must not be negative.');
   }
   if (topic.includes('\u0000')) throw errors.badRequest('Topic must not contain null bytes');
-  if (content.includes('\u0000')) throw errors.badRequest('Content must not contain null bytes');
-  const body = content.trimEnd();
-  if (body.trim() === '') throw errors.badRequest('Content must not be empty');
-  if (body.length > MAX_DRAFT_CONTENT_LENGTH) throw errors.badRequest(`Content is too long (limit: ${MAX_DRAFT_CONTENT_LENGTH} characters)`);
+  // A draft's content follows a message's rules (the real server normalizes both alike): cut when too long.
+  const body = normalizeContent(content);
 
   const stamp = typeof timestamp === 'number' ? Math.floor(timestamp) : now;
   if (type === 'stream') {
     if (to.length !== 1) throw errors.badRequest('Must specify exactly 1 channel ID for channel messages');
     if (!recipients.channelOk(to[0]!)) throw errors.badRequest('Invalid channel ID');
-    return { type, to: [to[0]!], topic: [...topic.trim()].slice(0, MAX_TOPIC_LENGTH).join(''), content: body, timestamp: stamp };
+    return { type, to: [to[0]!], topic: truncateTopic(topic), content: body, timestamp: stamp };
   }
-  if (type === 'private') {
+  // A direct message draft to nobody is addressed to nobody: type "".
+  if (type === 'private' && to.length > 0) {
     const ids = [...new Set(to)].sort((a, b) => a - b);
     for (const id of ids) if (!recipients.userOk(id)) throw errors.badRequest(`Invalid user ID ${id}`);
     return { type, to: ids, topic: '', content: body, timestamp: stamp };
   }
   // Unaddressed: `to` and `topic` mean nothing.
-  return { type, to: [], topic: '', content: body, timestamp: stamp };
+  return { type: '', to: [], topic: '', content: body, timestamp: stamp };
 }
 
 /** Pure: a command on one user's drafts gives the events to record, or a catalog error. */

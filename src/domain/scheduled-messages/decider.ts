@@ -42,7 +42,13 @@ export function checkEditable(state: ScheduledMessageState, actorId: number, new
  * Why a due message cannot be sent before even trying the send path, or null. The send path's own
  * checks (channel access, recipients, content) come after this.
  */
-export function deliveryPrecheck(state: NonNullable<ScheduledMessageState>, now: number, senderActive: boolean): { failure_message: string; notify: boolean } | null {
+export function deliveryPrecheck(
+  state: NonNullable<ScheduledMessageState>,
+  now: number,
+  senderActive: boolean,
+  realmActive = true,
+): { failure_message: string; notify: boolean } | null {
+  if (!realmActive) return { failure_message: 'This organization has been deactivated', notify: false };
   if (!senderActive) return { failure_message: 'Account is deactivated', notify: false };
   if (now > state.scheduled_timestamp + LATE_CUTOFF_SECONDS) return { failure_message: 'Message could not be sent at the scheduled time.', notify: true };
   return null;

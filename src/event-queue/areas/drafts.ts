@@ -23,5 +23,5 @@ registerTranslator('DraftDeleted', async (event) => {
 
 registerSection('drafts', async ({ trx, user }) => {
   if (user.settings.enable_drafts_synchronization === false) return { drafts: [] };
-  return { drafts: await listDrafts(trx, user.id, MAX_DRAFTS_IN_REGISTER_RESPONSE) };
+  return { drafts: await listDrafts(trx, user.id, 'newest first', MAX_DRAFTS_IN_REGISTER_RESPONSE) };
 });

@@ -15,7 +15,8 @@ t.test('CreateDrafts gives one event with the ids in order', async (t) => {
       user_id: 7,
       drafts: [
         { id: 3, type: 'private', to: [8, 9], topic: '', content: 'hi', timestamp: 1000 },
-        { id: 4, type: 'stream', to: [5], topic: 't', content: 'c', timestamp: 12 },
+        // The topic as typed: the real server does not strip a draft's topic.
+        { id: 4, type: 'stream', to: [5], topic: ' t ', content: 'c', timestamp: 12 },
       ],
     },
   }]);
