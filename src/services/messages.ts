@@ -230,7 +230,8 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     for (const id of data.groupMembers.get(groupId) ?? []) if (receiverSet.has(id)) mentioned.add(id);
   }
   const others = receivers.filter((id) => id !== user.id);
-  const alerted = alertedUsers(data.alertWords, others, content);
+  // The sender too: the real server flags their own message when it holds their alert word.
+  const alerted = alertedUsers(data.alertWords, receivers, content);
   const topicWildcardUserIds = rendered.topicWildcard && streamId !== null ? await topicParticipants(ctx.db, streamId, topic, user.id, receiverSet) : [];
   const muters = muterIds ? mutersAmong(muterIds, others) : await usersMuting(ctx.db, user.id, others);
   const recipientId = await recipientIdFor(ctx, recipientKey);

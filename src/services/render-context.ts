@@ -109,9 +109,21 @@ export function senderRenderContext(context: RenderContext, sender: { settings: 
   return translate ? { ...context, translateEmoticons: true } : context;
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// The characters the real server accepts right before and right after an alert word (besides the message's
+// start and end); anything else, a letter, "-", "#", "/" or "@", makes it part of a longer word.
+const BEFORE_ALERT_WORD = new Set([' ', '\n', '(', '"', '.', ',', "'", ';', '[', '*', '`', '>']);
+const AFTER_ALERT_WORD = new Set([' ', '\n', ')', '?', ':', '.', ',', "'", ';', ']', '!', '*', '`']);
 
-/** Users (among `candidates`) with an alert word in `content`: case-insensitive, on word boundaries. */
+/** Whether `word` (lower case) stands in `text` (lower case) as an alert word does. */
+function hasAlertWord(text: string, word: string): boolean {
+  for (let at = text.indexOf(word); at !== -1; at = text.indexOf(word, at + 1)) {
+    const end = at + word.length;
+    if ((at === 0 || BEFORE_ALERT_WORD.has(text[at - 1]!)) && (end === text.length || AFTER_ALERT_WORD.has(text[end]!))) return true;
+  }
+  return false;
+}
+
+/** Users (among `candidates`, the sender included) with an alert word in `content`, case-insensitively. */
 export function alertedUsers(alertWords: Map<number, string[]>, candidates: Iterable<number>, content: string): number[] {
   if (alertWords.size === 0) return [];
   const text = content.toLowerCase();
@@ -119,7 +131,7 @@ export function alertedUsers(alertWords: Map<number, string[]>, candidates: Iter
   for (const userId of candidates) {
     const words = alertWords.get(userId);
     if (!words) continue;
-    if (words.some((w) => w && new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRegExp(w)}($|[^\\p{L}\\p{N}_])`, 'u').test(text))) out.push(userId);
+    if (words.some((w) => w && hasAlertWord(text, w))) out.push(userId);
   }
   return out;
 }

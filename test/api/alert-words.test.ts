@@ -84,3 +84,18 @@ t.test('a message with an alert word is flagged for that recipient and found by 
   t.same(narrowed.body.messages.map((m: any) => m.id), [alerted]);
   t.notOk(narrowed.body.messages.some((m: any) => m.id === plain));
 });
+
+t.test("alert words match as the real server's do: between its punctuation only, and the sender's own messages too", async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const channel = await createChannel(s, alice, 'words', { subscribers: [alice.id, bob.id] });
+  await s.api('POST', '/users/me/alert_words', bob, { alert_words: ['one'] });
+  const flagged = async (who: typeof alice, content: string) => {
+    const id = (await s.api('POST', '/messages', who, { type: 'stream', to: channel, topic: 't', content })).body.id as number;
+    return ((await s.api('GET', `/messages/${id}`, bob)).body.message.flags as string[]).includes('has_alert_word');
+  };
+  for (const content of ['one', 'Number one!', '(one)', "'one'", 'so, one; two', '*one*', '> one', 'one?']) t.ok(await flagged(alice, content), content);
+  for (const content of ['http://t.co/one/', '#one', 'x-one', '@one', 'one-off', 'ones', 'someone']) t.notOk(await flagged(alice, content), content);
+  t.ok(await flagged(bob, 'my own one'), "the sender's own message");
+});

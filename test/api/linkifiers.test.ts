@@ -81,3 +81,11 @@ t.test('linkifiers: permissions and validation', async (t) => {
   t.equal((await post('#(?P<id>\\d+)', 'https://y.com/{id}')).body.msg, 'Linkifier with this Pattern and Realm already exists.');
   t.equal((await post('JS-(?<num>\\d+)', 'https://js.example.com/{num}')).status, 200, 'JavaScript named groups are accepted too');
 });
+
+t.test('linkifier changes: the administrator check comes before the parameters, as on the real server', async (t) => {
+  const s = await startTestServer(t);
+  const member = await s.user(Role.MEMBER, 'Member');
+  for (const [method, path] of [['POST', '/realm/filters'], ['PATCH', '/realm/filters/1'], ['DELETE', '/realm/filters/1'], ['PATCH', '/realm/linkifiers']] as const) {
+    t.match(await s.api(method, path, member, {}), { status: 400, body: { result: 'error', msg: 'Must be an organization administrator' } }, `${method} ${path}`);
+  }
+});
