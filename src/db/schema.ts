@@ -200,8 +200,10 @@ export interface LinkifiersTable {
 
 export interface AlertWordsTable {
   user_id: number;
-  /** Stored lower-cased; matching is case-insensitive. */
+  /** As the user typed it; matching is case-insensitive. */
   word: string;
+  /** Its place in the user's list (the order the words were added). */
+  ordinal: Generated<number>;
 }
 
 export interface SharedAreaTables {

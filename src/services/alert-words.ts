@@ -5,12 +5,10 @@ import { metadataOf, type RequestMeta, type ServiceContext } from './context.js'
 
 export const alertWordsStream = (userId: number) => `alert-words-${userId}`;
 
-const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** The user's alert words, sorted the way events list them (by code unit, not the database's collation). */
+/** The user's alert words in the order they were added, as events list them. */
 export async function listAlertWords(db: Db, userId: number): Promise<string[]> {
-  const rows = await db.selectFrom('alert_words').select('word').where('user_id', '=', userId).execute();
-  return rows.map((r) => r.word).sort(byCodeUnit);
+  const rows = await db.selectFrom('alert_words').select('word').where('user_id', '=', userId).orderBy('ordinal').execute();
+  return rows.map((r) => r.word);
 }
 
 /** Runs an alert-word command on the user's own stream; the state is that stream folded. Returns the new list. */
@@ -21,7 +19,7 @@ async function runAlertWords(ctx: ServiceContext, meta: RequestMeta, command: Al
     const state = history.reduce<AlertWordsState>((s, e) => evolveAlertWords(s, e as unknown as AlertWordsEvent), { alert_words: [] });
     const version = history.length > 0 ? history[history.length - 1]!.stream_version : -1;
     const events = decideAlertWords(command, state);
-    const after = events.length > 0 ? events[events.length - 1]!.data.alert_words : state.alert_words;
+    const after = events[events.length - 1]!.data.alert_words;
     return { appends: [{ streamId, expectedVersion: version, events }], result: [...after] };
   });
   return result;

@@ -21,7 +21,7 @@ t.test('settings, defaults, alert words and typing replay to identical read tabl
   t.equal(before.find((x) => x.table === 'alert_words')!.rows, 3);
   await s.platform.projections.rebuild();
   t.same(await tableChecksums(s.platform.db, tables), before, 'identical after rebuild');
-  t.same((await s.api('GET', '/users/me/alert_words', alice)).body.alert_words, ['one', 'three']);
+  t.same((await s.api('GET', '/users/me/alert_words', alice)).body.alert_words, ['One', 'three']);
   const bobRow = await s.platform.db.selectFrom('users').selectAll().where('id', '=', bob.id).executeTakeFirstOrThrow();
   t.match(bobRow.settings, { emojiset: 'text', web_home_view: 'all_messages' }, 'Bob started from the defaults of his day');
 });

@@ -53,14 +53,16 @@ t.test('organization defaults decider', async (t) => {
 });
 
 t.test('alert words decider', async (t) => {
-  t.same(decideAlertWords({ type: 'AddAlertWords', user_id: 3, words: ['B', 'a', 'b '] }, { alert_words: ['c'] }), [
-    { type: 'AlertWordsAdded', data: { user_id: 3, words: ['b', 'a'], alert_words: ['a', 'b', 'c'] } },
-  ]);
-  t.same(decideAlertWords({ type: 'AddAlertWords', user_id: 3, words: ['C'] }, { alert_words: ['c'] }), []);
+  t.same(decideAlertWords({ type: 'AddAlertWords', user_id: 3, words: ['B', 'a', 'b ', ' '] }, { alert_words: ['c'] }), [
+    { type: 'AlertWordsAdded', data: { user_id: 3, words: ['b', 'a'], alert_words: ['c', 'b', 'a'] } },
+  ], 'kept as typed after the list, first place and last spelling of a repeated word, blanks dropped');
+  t.same(decideAlertWords({ type: 'AddAlertWords', user_id: 3, words: ['C'] }, { alert_words: ['c'] }), [
+    { type: 'AlertWordsAdded', data: { user_id: 3, words: [], alert_words: ['c'] } },
+  ], 'a request that adds nothing is recorded all the same');
   t.same(decideAlertWords({ type: 'RemoveAlertWords', user_id: 3, words: ['C', 'zz'] }, { alert_words: ['a', 'c'] }), [
     { type: 'AlertWordsRemoved', data: { user_id: 3, words: ['c'], alert_words: ['a'] } },
   ]);
-  rejects(t, () => decideAlertWords({ type: 'AddAlertWords', user_id: 3, words: [''] }, { alert_words: [] }), 'alert_words[0] is empty');
+  rejects(t, () => decideAlertWords({ type: 'AddAlertWords', user_id: 3, words: ['x'.repeat(101)] }, { alert_words: [] }), 'alert_words[0] is too long (limit: 100 characters)');
 });
 
 t.test('typing decider', async (t) => {
