@@ -16,9 +16,10 @@ export async function realmSettingsState(db: Db, realmId: number): Promise<Realm
     .selectFrom('user_groups')
     .select(['id', 'name'])
     .where('realm_id', '=', realmId)
-    .where('is_system_group', '=', true)
+    .select('is_system_group')
     .execute();
-  const idOf = new Map(groups.map((g) => [g.name, g.id]));
+  const system = groups.filter((g) => g.is_system_group);
+  const idOf = new Map(system.map((g) => [g.name, g.id]));
   const properties: Record<string, unknown> = { ...DEFAULT_REALM_PROPERTIES, ...(realm.properties as Record<string, unknown>) };
   // A group setting left at its default names a system group; compare by id like the API does.
   for (const key of ['create_multiuse_invite_group', 'can_access_all_users_group']) {
@@ -29,7 +30,8 @@ export async function realmSettingsState(db: Db, realmId: number): Promise<Realm
     realm_id: realmId,
     name: realm.name,
     properties,
-    system_groups: new Map(groups.map((g) => [g.id, g.name])),
+    system_groups: new Map(system.map((g) => [g.id, g.name])),
+    other_group_ids: new Set(groups.filter((g) => !g.is_system_group).map((g) => g.id)),
     channel_ids: new Set(channels.map((c) => c.id)),
   };
 }

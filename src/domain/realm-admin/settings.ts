@@ -13,6 +13,7 @@ type SettingKind =
   | { kind: 'bool' }
   | { kind: 'text'; maxLength?: number }
   | { kind: 'choice'; values: readonly number[] }
+  /** A whole number of days, read as text the way the real server converts it. */
   | { kind: 'count' }
   /** A number of seconds, or "unlimited" (stored as null). */
   | { kind: 'limit' }
@@ -52,7 +53,7 @@ export const REALM_SETTINGS: Readonly<Record<string, RealmSettingSpec>> = {
   message_content_edit_limit_seconds: { kind: 'limit' },
   allow_edit_history: { kind: 'bool' },
   default_language: { kind: 'language' },
-  waiting_period_threshold: { kind: 'count' },
+  waiting_period_threshold: { kind: 'count', owner: true },
   authentication_methods: { kind: 'auth', owner: true },
   new_stream_announcements_stream_id: { kind: 'channel' },
   signup_announcements_stream_id: { kind: 'channel' },
@@ -109,6 +110,8 @@ export interface RealmSettingsState {
   properties: Readonly<Record<string, unknown>>;
   /** The realm's system groups by id (group settings may only name these). */
   system_groups: ReadonlyMap<number, string>;
+  /** The realm's other (user-made) groups, which exist but may not hold these settings. */
+  other_group_ids: ReadonlySet<number>;
   /** Ids of the realm's channels an administrator may name (not archived). */
   channel_ids: ReadonlySet<number>;
 }
@@ -129,7 +132,8 @@ function timeLimit(name: string, value: unknown): number | null {
 }
 
 function retentionDays(value: unknown): number {
-  if (value === 'unlimited' || value === 'forever') return -1;
+  // The organization's only special value ('realm_default' and the like are the channels').
+  if (value === 'unlimited') return -1;
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > MAX_INT) {
     throw errors.badRequest(`Bad value for 'message_retention_days': ${String(value)}`);
   }
@@ -139,7 +143,8 @@ function retentionDays(value: unknown): number {
 function groupSetting(name: string, value: unknown, state: RealmSettingsState): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) throw errors.invalidArgument(name, 'is not an integer');
   const groupName = state.system_groups.get(value);
-  // Only system groups exist for these settings at our feature level; any other id is no group of theirs.
+  // At this feature level every organization group setting takes a system group only.
+  if (state.other_group_ids.has(value)) throw errors.badRequest(`'${name}' must be a system user group.`);
   if (groupName === undefined) throw errors.badRequest('Invalid user group');
   const rules = SUPPORTED_PERMISSION_SETTINGS.realm[name as keyof typeof SUPPORTED_PERMISSION_SETTINGS.realm];
   const refused = (groupName === 'role:internet' && !rules.allow_internet_group)
@@ -151,63 +156,113 @@ function groupSetting(name: string, value: unknown, state: RealmSettingsState): 
   return value;
 }
 
-/** The stored value a parameter asks for, checked; throws the real server's error otherwise. */
-function parseSetting(name: string, spec: RealmSettingSpec, raw: unknown, state: RealmSettingsState): unknown {
+/**
+ * The parameter layer's checks (the real server's request parsing, in declaration order, before
+ * any rule of the organization is looked at): types, lengths, fixed choices.
+ */
+function checkShape(name: string, spec: RealmSettingSpec, raw: unknown): void {
   switch (spec.kind) {
     case 'bool':
       if (typeof raw !== 'boolean') throw errors.invalidArgument(name, 'is not a boolean');
-      return raw;
+      return;
     case 'text':
       if (typeof raw !== 'string') throw errors.invalidArgument(name, 'is not a string');
-      if (spec.maxLength !== undefined && raw.length > spec.maxLength) {
-        if (name === 'name') throw errors.badRequest('Organization name is too long.');
-        if (name === 'description') throw errors.badRequest('Organization description is too long.');
+      // Counted in characters (code points), as the real server counts them.
+      if (spec.maxLength !== undefined && [...raw].length > spec.maxLength) {
         throw errors.badRequest(`${name} is too long (limit: ${spec.maxLength} characters)`);
       }
-      return raw;
+      return;
     case 'choice':
       if (typeof raw !== 'number' || !Number.isInteger(raw)) throw errors.invalidArgument(name, 'is not an integer');
-      if (!spec.values.includes(raw)) {
-        if (name === 'video_chat_provider' || name === 'giphy_rating') throw errors.badRequest(`Invalid ${name} ${raw}`);
-        throw errors.badRequest(`Invalid ${name}`);
+      // Two settings take any integer here and name the bad value later.
+      if (name !== 'video_chat_provider' && name !== 'giphy_rating' && !spec.values.includes(raw)) throw errors.badRequest(`Invalid ${name}`);
+      return;
+    case 'count': {
+      // Read as a non-negative whole number from its text; anything else is a bad value.
+      const text = typeof raw === 'string' ? raw.trim() : String(raw);
+      const value = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
+      if (!Number.isSafeInteger(value) || value < 0 || value > MAX_INT) throw errors.badRequest(`Bad value for '${name}': ${String(raw)}`);
+      return;
+    }
+    case 'limit': case 'retention':
+      if (typeof raw !== 'string' && !(typeof raw === 'number' && Number.isInteger(raw))) throw errors.invalidArgument(name, 'is not a string or an integer');
+      return;
+    case 'language':
+      if (typeof raw !== 'string') throw errors.invalidArgument(name, 'is not a string');
+      return;
+    case 'jitsi': {
+      let ok = typeof raw === 'string' && (raw === 'default' || raw.length <= JITSI_URL_MAX_LENGTH);
+      if (ok && raw !== 'default') {
+        try {
+          const url = new URL(raw as string);
+          ok = url.protocol === 'http:' || url.protocol === 'https:';
+        } catch {
+          ok = false;
+        }
       }
+      if (!ok) throw errors.badRequest('jitsi_server_url is not an allowed_type');
+      return;
+    }
+    case 'channel': case 'group':
+      if (typeof raw !== 'number' || !Number.isInteger(raw)) throw errors.invalidArgument(name, 'is not an integer');
+      return;
+    case 'auth':
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw errors.invalidArgument(name, 'is not a dict');
+      return;
+  }
+}
+
+/**
+ * When the real server looks at a setting's value beyond its shape (and at who asks, for the
+ * owners' settings): language first, then sign-in methods, the two providers, retention, the other
+ * owners' settings, time limits, groups and channels last. An error met earlier wins.
+ */
+function checkRank(name: string, spec: RealmSettingSpec): number {
+  if (spec.kind === 'language') return 0;
+  if (spec.kind === 'auth') return 1;
+  if (name === 'video_chat_provider') return 2;
+  if (name === 'giphy_rating') return 3;
+  if (spec.kind === 'retention') return 4;
+  if (spec.kind === 'limit') return 6;
+  if (spec.kind === 'group') return 7;
+  if (spec.kind === 'channel') return 8;
+  return 5;
+}
+
+/** The stored value a well-shaped parameter asks for; throws the real server's error otherwise. */
+function parseSetting(name: string, spec: RealmSettingSpec, raw: unknown, state: RealmSettingsState): unknown {
+  switch (spec.kind) {
+    case 'bool': case 'text':
+      return raw;
+    case 'choice':
+      if (!spec.values.includes(raw as number)) throw errors.badRequest(`Invalid ${name} ${String(raw)}`);
       return raw;
     case 'count':
-      if (typeof raw !== 'number' || !Number.isInteger(raw)) throw errors.invalidArgument(name, 'is not an integer');
-      if (raw < 0 || raw > MAX_INT) throw errors.badRequest(`Invalid ${name}`);
-      return raw;
+      return Number(typeof raw === 'string' ? raw.trim() : raw);
     case 'limit':
       return timeLimit(name, raw);
     case 'retention':
       return retentionDays(raw);
     case 'language':
-      if (typeof raw !== 'string' || !isLanguageCode(raw)) throw errors.badRequest(`Invalid language '${String(raw)}'`);
+      if (!isLanguageCode(raw as string)) throw errors.badRequest(`Invalid language '${String(raw)}'`);
       return raw;
-    case 'jitsi': {
-      if (typeof raw !== 'string') throw errors.invalidArgument(name, 'is not a string');
-      if (raw === 'default') return null;
-      let ok = raw.length <= JITSI_URL_MAX_LENGTH;
-      try {
-        const url = new URL(raw);
-        ok &&= url.protocol === 'http:' || url.protocol === 'https:';
-      } catch {
-        ok = false;
-      }
-      if (!ok) throw errors.badRequest('jitsi_server_url is not an allowed_type');
-      return raw;
-    }
+    case 'jitsi':
+      return raw === 'default' ? null : raw;
     case 'channel':
-      if (typeof raw !== 'number' || !Number.isInteger(raw)) throw errors.invalidArgument(name, 'is not an integer');
-      if (raw < 0) return -1;
-      if (!state.channel_ids.has(raw)) throw errors.invalidChannelId();
+      if ((raw as number) < 0) return -1;
+      if (!state.channel_ids.has(raw as number)) throw errors.invalidChannelId();
       return raw;
     case 'group':
-      return groupSetting(name, raw, state);
+      // The value already held is not looked at again.
+      return state.properties[name] === raw ? raw : groupSetting(name, raw, state);
     case 'auth': {
-      if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw errors.invalidArgument(name, 'is not a dict');
       const entries = Object.entries(raw as Record<string, unknown>);
       for (const [method, enabled] of entries) {
-        if (!(AUTHENTICATION_METHODS as readonly string[]).includes(method)) throw errors.badRequest(`Invalid authentication method: ${method}`);
+        if (!(AUTHENTICATION_METHODS as readonly string[]).includes(method)) {
+          // The list as the real server prints it (a Python list of the sorted names).
+          const valid = `[${[...AUTHENTICATION_METHODS].sort().map((m) => `'${m}'`).join(', ')}]`;
+          throw errors.badRequest(`Invalid authentication method: ${method}. Valid methods are: ${valid}`);
+        }
         if (typeof enabled !== 'boolean') throw errors.invalidArgument(`${name}[${method}]`, 'is not a boolean');
       }
       if (!entries.some(([, enabled]) => enabled === true)) throw errors.badRequest('At least one authentication method must be enabled.');
@@ -215,6 +270,14 @@ function parseSetting(name: string, spec: RealmSettingSpec, raw: unknown, state:
       return undefined;
     }
   }
+}
+
+/**
+ * Recorded even when the value stays: the organization type (the real server records every
+ * request for it) and a disabled announcement channel asked to be disabled again.
+ */
+function recordedUnchanged(name: string, spec: RealmSettingSpec, value: unknown): boolean {
+  return name === 'org_type' || (spec.kind === 'channel' && value === -1);
 }
 
 /**
@@ -228,19 +291,28 @@ export function decideRealmSettings(
   state: RealmSettingsState,
 ): { events: RealmSettingChanged[]; changed: Record<string, unknown> } {
   if (command.actor_role > Role.ADMINISTRATOR) throw errors.mustBeAdmin();
-  const parsed: Array<[string, unknown]> = [];
-  for (const [name, raw] of Object.entries(command.settings)) {
-    const spec = REALM_SETTINGS[name];
-    if (!spec || raw === undefined) continue;
-    if (spec.owner && command.actor_role !== Role.OWNER) throw errors.mustBeOwner();
-    parsed.push([name, parseSetting(name, spec, raw, state)]);
+  const asked = Object.entries(command.settings).filter(([name, raw]) => REALM_SETTINGS[name] && raw !== undefined);
+  const order = Object.keys(REALM_SETTINGS);
+  asked.sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+  for (const [name, raw] of asked) checkShape(name, REALM_SETTINGS[name]!, raw);
+  const byRank = [...asked].sort(([a], [b]) => checkRank(a, REALM_SETTINGS[a]!) - checkRank(b, REALM_SETTINGS[b]!));
+  // Every owners' setting is refused to an administrator before any time limit, group or channel is read.
+  const refuseOwnersAt = (name: string) => Math.min(checkRank(name, REALM_SETTINGS[name]!), 5);
+  const values = new Map<string, unknown>();
+  for (let rank = 0; rank <= 8; rank += 1) {
+    for (const [name, raw] of byRank) {
+      const spec = REALM_SETTINGS[name]!;
+      if (spec.owner && refuseOwnersAt(name) === rank && command.actor_role !== Role.OWNER) throw errors.mustBeOwner();
+      if (checkRank(name, spec) === rank) values.set(name, parseSetting(name, spec, raw, state));
+    }
   }
   const events: RealmSettingChanged[] = [];
   const changed: Record<string, unknown> = {};
-  for (const [name, value] of parsed) {
+  for (const [name] of asked) {
+    const value = values.get(name);
     if (value === undefined) continue;
     const current = name === 'name' ? state.name : state.properties[name];
-    if (current === value) continue;
+    if (current === value && !recordedUnchanged(name, REALM_SETTINGS[name]!, value)) continue;
     events.push({ type: 'RealmSettingChanged', data: { realm_id: state.realm_id, property: name, value } });
     changed[name] = typeof value === 'string' ? 'updated' : value;
   }

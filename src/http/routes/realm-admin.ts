@@ -12,13 +12,16 @@ import { changeDefaultStreamGroups, resolveChannelNames } from '../../services/d
 import type { AppServices } from '../services.js';
 
 const INT_OR_STRING: ParamSchema = { anyOf: [{ type: 'integer' }, { type: 'string' }] };
+const NUMBER_OR_STRING: ParamSchema = { anyOf: [{ type: 'number' }, { type: 'string' }] };
 
 /** How each organization setting arrives; the decider checks values and gives the real server's errors. */
 function paramFor(spec: RealmSettingSpec): ParamSchema {
   switch (spec.kind) {
     case 'bool': return { type: 'boolean' };
     case 'text': case 'language': case 'jitsi': return { type: 'string' };
-    case 'choice': case 'count': case 'channel': case 'group': return { type: 'integer' };
+    case 'choice': case 'channel': case 'group': return { type: 'integer' };
+    // Converted from its text by the decider, which names any bad value.
+    case 'count': return NUMBER_OR_STRING;
     case 'limit': case 'retention': return INT_OR_STRING;
     case 'auth': return { type: 'object', maxProperties: 50 };
   }
@@ -42,6 +45,8 @@ export default async function realmAdminRoutes(app: FastifyInstance, { services 
   defineRoute<Record<string, unknown>>(app, {
     method: 'PATCH',
     url: '/realm',
+    // Administrators only, refused before any parameter is read, as the real server's decorator does.
+    allow: requireAdmin,
     params: { properties: settingParams },
     handler: async ({ params, user, meta }) => updateRealmSettings(ctx, meta, user, params),
   });

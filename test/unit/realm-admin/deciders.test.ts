@@ -8,12 +8,13 @@ const state: RealmSettingsState = {
   name: 'Org',
   properties: { message_retention_days: -1, edit_topic_policy: 5, create_multiuse_invite_group: 2, jitsi_server_url: null },
   system_groups: new Map([[1, 'role:owners'], [2, 'role:administrators'], [5, 'role:members'], [7, 'role:nobody']]),
+  other_group_ids: new Set([20]),
   channel_ids: new Set([10]),
 };
 const update = (actor_role: number, settings: Record<string, unknown>) => decideRealmSettings({ type: 'UpdateRealmSettings', actor_role, settings }, state);
 
 t.test('realm settings: one event per changed setting, owner-only ones refused to admins', async (t) => {
-  const { events, changed } = update(100, { name: 'New', edit_topic_policy: 5, message_retention_days: 'forever', create_multiuse_invite_group: 7 });
+  const { events, changed } = update(100, { name: 'New', edit_topic_policy: 5, message_retention_days: 'unlimited', create_multiuse_invite_group: 7 });
   t.same(events.map((e) => [e.data.property, e.data.value]), [['name', 'New'], ['create_multiuse_invite_group', 7]], 'unchanged values make no event');
   t.same(changed, { name: 'updated', create_multiuse_invite_group: 7 });
   t.throws(() => update(200, { message_retention_days: 3 }), { code: 'UNAUTHORIZED_PRINCIPAL', message: 'Must be an organization owner' });
