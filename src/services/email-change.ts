@@ -1,12 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { errors } from '../domain/errors.js';
+import { emailOutsideDomains } from '../domain/realm-admin/domains.js';
+import { isAdminRole } from '../domain/roles.js';
 import type { EmailChangeConfirmed, EmailChangeRequested } from '../domain/settings/events.js';
 import type { UserEmailChanged } from '../domain/users/events.js';
 import type { StreamAppend } from '../eventstore/types.js';
 import type { RealmRow } from '../read/realm.js';
+import { getRealm } from '../read/realm.js';
 import { getUserById, type UserRow } from '../read/users.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import type { Mailer } from './mailer.js';
+import { listRealmDomains } from './realm-domains.js';
 import { userStream } from './users.js';
 
 /** Confirmation links stay valid for a day, like the real server's. */
@@ -40,7 +44,14 @@ async function addressInUse(ctx: ServiceContext, realmId: number, email: string,
 export async function prepareEmailChange(ctx: ServiceContext, meta: RequestMeta, user: UserRow, email: string): Promise<PreparedEmailChange | null> {
   const newEmail = email.trim();
   if (newEmail === user.delivery_email) return null;
+  const properties = ((await getRealm(ctx.db, user.realm_id))?.properties ?? {}) as Record<string, unknown>;
+  if (properties.email_changes_disabled === true && !isAdminRole(user.role)) {
+    throw errors.badRequest('Email address changes are disabled in this organization.');
+  }
   if (!ADDRESS.test(newEmail) || newEmail.length > 254) throw errors.badRequest('Invalid address.');
+  // The organization's sign-up restriction holds for a changed address too.
+  const outside = emailOutsideDomains(newEmail, properties.emails_restricted_to_domains === true, await listRealmDomains(ctx.db, user.realm_id));
+  if (outside) throw errors.badRequest(outside);
   if (await addressInUse(ctx, user.realm_id, newEmail, user.id)) throw errors.badRequest('Already has an account.');
   const key = randomBytes(24).toString('base64url');
   const hash = keyHash(key);

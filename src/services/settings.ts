@@ -42,6 +42,11 @@ export async function changeOwnSettings(
   request: SettingsRequest,
   mailer: Mailer,
 ): Promise<void> {
+  // With name changes disabled a member's new name is dropped without a word (the real server's
+  // reasoning: only a client working around its own interface sends one); administrators may.
+  if (request.full_name !== undefined && realm.properties.name_changes_disabled === true && !isAdminRole(user.role)) {
+    request = { ...request, full_name: undefined };
+  }
   if (user.is_bot) throw errors.badRequest('This endpoint does not accept bot requests.');
   validateSettingChanges(request.settings);
   if (request.timezone !== undefined) validateTimezone(request.timezone);

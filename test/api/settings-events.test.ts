@@ -51,8 +51,6 @@ t.test('legacy events for clients without user_settings_object', async (t) => {
     s.api('PATCH', '/settings', alice, { color_scheme: 3, default_language: 'de', enable_sounds: false, send_read_receipts: false, timezone: 'Europe/Paris' }), { register });
   const strip = events.map(({ id: _id, ...e }) => e);
   t.same(strip, [
-    { type: 'user_settings', op: 'update', property: 'timezone', value: 'Europe/Paris' },
-    { type: 'update_display_settings', user: alice.email, setting_name: 'timezone', setting: 'Europe/Paris' },
     { type: 'user_settings', op: 'update', property: 'color_scheme', value: 3 },
     { type: 'update_display_settings', user: alice.email, setting_name: 'color_scheme', setting: 3 },
     { type: 'user_settings', op: 'update', property: 'default_language', value: 'de', language_name: 'German' },
@@ -60,6 +58,9 @@ t.test('legacy events for clients without user_settings_object', async (t) => {
     { type: 'user_settings', op: 'update', property: 'enable_sounds', value: false },
     { type: 'update_global_notifications', user: alice.email, notification_name: 'enable_sounds', setting: false },
     { type: 'user_settings', op: 'update', property: 'send_read_receipts', value: false },
+    // The time zone last, as the real server changes it after the other settings.
+    { type: 'user_settings', op: 'update', property: 'timezone', value: 'Europe/Paris' },
+    { type: 'update_display_settings', user: alice.email, setting_name: 'timezone', setting: 'Europe/Paris' },
   ]);
 });
 

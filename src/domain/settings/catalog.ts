@@ -75,3 +75,10 @@ export const SETTING_SPECS: Record<SettingName, SettingSpec> = {
   send_read_receipts: bool,
   email_address_visibility: oneOf(1, 2, 3, 4, 5),
 };
+
+/**
+ * Personal settings an organization's defaults for new users do not take (the real server's
+ * PATCH /realm/user_settings_defaults lists them as unsupported): the language follows the
+ * organization's own, and security and marketing mail stay each user's choice.
+ */
+export const NOT_IN_REALM_DEFAULTS: ReadonlySet<string> = new Set(['default_language', 'enable_login_emails', 'enable_marketing_emails']);

@@ -115,18 +115,19 @@ export function decideSettings(command: SettingsCommand, state: SettingsState): 
       const requested = validateSettingChanges(command.settings);
       const events: UserEvent[] = [];
       const user_id = state.user_id;
+      // In the real server's order: the password, the name, the settings, the time zone last.
+      if (command.new_password_hash !== undefined) {
+        events.push({ type: 'UserPasswordChanged', data: { user_id, password_hash: command.new_password_hash } });
+      }
       if (command.full_name !== undefined) {
         const full_name = validateFullName(command.full_name);
         if (full_name !== state.full_name) events.push({ type: 'UserRenamed', data: { user_id, full_name } });
       }
+      const changes = changedSettings(requested, state.settings);
+      if (Object.keys(changes).length > 0) events.push({ type: 'UserSettingsChanged', data: { user_id, changes } });
       if (command.timezone !== undefined) {
         const timezone = validateTimezone(command.timezone);
         if (timezone !== state.timezone) events.push({ type: 'UserTimezoneChanged', data: { user_id, timezone } });
-      }
-      const changes = changedSettings(requested, state.settings);
-      if (Object.keys(changes).length > 0) events.push({ type: 'UserSettingsChanged', data: { user_id, changes } });
-      if (command.new_password_hash !== undefined) {
-        events.push({ type: 'UserPasswordChanged', data: { user_id, password_hash: command.new_password_hash } });
       }
       return events;
     }

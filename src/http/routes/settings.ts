@@ -1,17 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
 import type { ParamSchema } from '../params.js';
-import { SETTING_SPECS } from '../../domain/settings/catalog.js';
+import { NOT_IN_REALM_DEFAULTS, SETTING_SPECS } from '../../domain/settings/catalog.js';
 import { SETTING_NAMES } from '../../domain/settings/defaults.js';
 import { changeOwnSettings, changeRealmUserSettingsDefaults } from '../../services/settings.js';
 import { confirmEmailChange } from '../../services/email-change.js';
 import { mailerFor } from '../../services/mailer.js';
 import type { AppServices } from '../services.js';
+import { errors } from '../../domain/errors.js';
+import { isAdminRole } from '../../domain/roles.js';
 
 /** Every personal setting as a route parameter, typed and bounded as the catalog says. */
 const settingParams: Record<string, ParamSchema> = Object.fromEntries(
   SETTING_NAMES.map((name) => [name, { ...SETTING_SPECS[name] } as ParamSchema]),
 );
+const realmDefaultParams = Object.fromEntries(Object.entries(settingParams).filter(([name]) => !NOT_IN_REALM_DEFAULTS.has(name)));
 
 type SettingsParams = Record<string, unknown> & {
   full_name?: string;
@@ -62,7 +65,11 @@ export default async function settingsRoutes(app: FastifyInstance, { services }:
   defineRoute<Record<string, unknown>>(app, {
     method: 'PATCH',
     url: '/realm/user_settings_defaults',
-    params: { properties: { ...settingParams } },
+    // Administrators only, refused before any parameter is read, as the real server's decorator does.
+    allow: (user) => {
+      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+    },
+    params: { properties: realmDefaultParams },
     handler: async ({ params, user, meta }) => {
       await changeRealmUserSettingsDefaults(ctx, meta, user, onlySettings(params));
       return {};

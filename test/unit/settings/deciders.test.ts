@@ -22,10 +22,10 @@ t.test('settings decider', async (t) => {
   t.same(
     decideSettings({ type: 'ChangeOwnSettings', settings: { enter_sends: true, color_scheme: 2 }, full_name: ' Alice B ', timezone: 'Europe/Oslo', new_password_hash: 'h' }, alice),
     [
-      { type: 'UserRenamed', data: { user_id: 7, full_name: 'Alice B' } },
-      { type: 'UserTimezoneChanged', data: { user_id: 7, timezone: 'Europe/Oslo' } },
-      { type: 'UserSettingsChanged', data: { user_id: 7, changes: { color_scheme: 2, enter_sends: true } } },
       { type: 'UserPasswordChanged', data: { user_id: 7, password_hash: 'h' } },
+      { type: 'UserRenamed', data: { user_id: 7, full_name: 'Alice B' } },
+      { type: 'UserSettingsChanged', data: { user_id: 7, changes: { color_scheme: 2, enter_sends: true } } },
+      { type: 'UserTimezoneChanged', data: { user_id: 7, timezone: 'Europe/Oslo' } },
     ],
   );
   rejects(t, () => decideSettings({ type: 'ChangeOwnSettings', settings: { color_scheme: 2, emojiset: 'google' } }, alice), 'Invalid emojiset');
