@@ -70,7 +70,7 @@ const scheduleNote = async (c: Ctx) => (await c.s.api('POST', '/scheduled_messag
 const CASES: Case[] = [
   { method: 'POST', path: '/users/me/api_key/regenerate', allowed: ALL, fresh: true },
   { method: 'POST', path: '/users', params: (c) => ({ email: `${c.unique('new')}@example.com`, full_name: 'New Person' }), allowed: ADMINS },
-  { method: 'POST', path: '/bots', params: (c) => ({ full_name: 'A Bot', short_name: c.unique('bot') }), allowed: NON_GUESTS },
+  { method: 'POST', path: '/bots', params: (c) => ({ full_name: c.unique('A Bot'), short_name: c.unique('bot') }), allowed: NON_GUESTS },
   { method: 'PATCH', path: async (c) => `/users/${(await c.s.user(Role.MEMBER, 'Target')).id}`, params: () => ({ full_name: 'Renamed' }), allowed: ADMINS },
   { method: 'DELETE', path: async (c) => `/users/${(await c.s.user(Role.MEMBER, 'Target')).id}`, allowed: ADMINS },
   { method: 'DELETE', path: '/users/me', allowed: ALL, fresh: true },

@@ -11,6 +11,7 @@ import type { ClientEvent, PreparedEvent, Recipient } from '../types.js';
 import type { StoredEvent } from '../../eventstore/types.js';
 import type { Db } from '../../db/database.js';
 import { listProfileFields } from '../../read/profile-fields.js';
+import { botOwnerAsOf } from '../bot-owner-as-of.js';
 
 const viewerOf = (r: Recipient) => ({ user_id: r.user.id, role: r.user.role, realm_id: r.realm.id });
 
@@ -80,7 +81,7 @@ registerTranslator('UserCreated', async (event) => {
 
 registerTranslator('UserRenamed', async (e, db) => {
   const d = e.data as DataOf<'UserRenamed'>;
-  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, full_name: d.full_name })), { full_name: d.full_name });
+  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, full_name: d.full_name })), { full_name: d.full_name }, e);
 });
 registerTranslator('UserRoleChanged', async (e) => {
   const d = e.data as DataOf<'UserRoleChanged'>;
@@ -92,17 +93,17 @@ registerTranslator('UserBillingAdminChanged', async (e) => {
 });
 registerTranslator('UserDeactivated', async (e, db) => {
   const d = e.data as DataOf<'UserDeactivated'>;
-  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: false })), { is_active: false });
+  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: false })), { is_active: false }, e);
 });
 registerTranslator('UserReactivated', async (e, db) => {
   const d = e.data as DataOf<'UserReactivated'>;
-  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: true })), { is_active: true });
+  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: true })), { is_active: true }, e);
 });
 registerTranslator('UserApiKeyRegenerated', async (e, db) => {
   const d = e.data as DataOf<'UserApiKeyRegenerated'>;
   const bot = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
   if (!bot?.is_bot) return null;
-  const administrators = await botAdministrators(db, bot);
+  const administrators = await botAdministrators(db, { ...bot, bot_owner_id: await botOwnerAsOf(db, e) });
   return {
     audience: administrators,
     forUser: () => [{ type: 'realm_bot', op: 'update', bot: { user_id: d.user_id, api_key: d.api_key } }],
@@ -251,10 +252,11 @@ async function botAdministrators(db: Db, bot: UserRow): Promise<Set<number>> {
 }
 
 /** A realm_user update, plus realm_bot update with `bot` fields for those who administer the user if it is a bot. */
-async function withBotUpdate(db: Db, userId: number, update: PreparedEvent, bot: Record<string, unknown>): Promise<PreparedEvent> {
+async function withBotUpdate(db: Db, userId: number, update: PreparedEvent, bot: Record<string, unknown>, event?: StoredEvent): Promise<PreparedEvent> {
   const row = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
   if (!row?.is_bot) return update;
-  const administrators = await botAdministrators(db, row);
+  // Given the event (of the bot's stream), its owner then; otherwise the owner now.
+  const administrators = await botAdministrators(db, event ? { ...row, bot_owner_id: await botOwnerAsOf(db, event) } : row);
   return {
     audience: 'realm',
     forUser: (r) => [
@@ -318,7 +320,7 @@ registerTranslator('BotDefaultChanged', async (e, db) => {
   if (!bot) return null;
   const value = typeof d.value === 'number' ? nameOf(await channelNames(db, [d.value]), d.value) : d.value;
   return {
-    audience: await botAdministrators(db, bot),
+    audience: await botAdministrators(db, { ...bot, bot_owner_id: await botOwnerAsOf(db, e) }),
     forUser: () => [{ type: 'realm_bot', op: 'update', bot: { user_id: d.user_id, [d.property]: value } }],
   };
 });

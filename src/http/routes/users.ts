@@ -18,6 +18,7 @@ import { administeredBots, botDefaults, channelNames } from '../../event-queue/a
 import { getActiveStreamByName } from '../../read/channels.js';
 import { canJoinStream, isSubscribed } from '../../visibility.js';
 import { avatarUrlFor as avatarUrl } from '../../read/users.js';
+import { createBot } from '../../services/bots.js';
 
 interface UserQuery {
   client_gravatar?: boolean;
@@ -33,7 +34,8 @@ const userQuery = {
 /** A bot the user may administer (its owner, or an administrator), as the real server's access_bot_by_id. */
 async function accessBot(ctx: AppServices['ctx'], user: UserRow, botId: number): Promise<UserRow> {
   const bot = await getUserById(ctx.db, botId);
-  if (!bot || bot.realm_id !== user.realm_id || !bot.is_bot) throw errors.badRequest('No such bot');
+  // The server's own bots live outside the organization on the real server: no organization's bots.
+  if (!bot || bot.realm_id !== user.realm_id || !bot.is_bot || bot.is_system_bot) throw errors.badRequest('No such bot');
   if (!isAdminRole(user.role) && bot.bot_owner_id !== user.id) throw errors.badRequest('Insufficient permission');
   return bot;
 }
@@ -203,6 +205,8 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     params: { properties: { bot_id: { type: 'integer' } }, required: ['bot_id'] },
     handler: async ({ params, user, meta }) => {
       const bot = await accessBot(ctx, user, params.bot_id);
+      // Deactivating a deactivated bot is a success that changes nothing, as on the real server.
+      if (!bot.is_active) return;
       // The same command as DELETE /users/{id}: it also forgets the bot's storage.
       await deactivateUser(ctx, meta, bot.id, actorOf(user));
     },
@@ -262,30 +266,42 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     },
   });
 
-  defineRoute<{ full_name: string; short_name?: string; bot_type?: number; service_name?: string; payload_url?: string; interface_type?: number; config_data?: unknown }>(app, {
+  defineRoute<{
+    full_name: string; short_name: string; bot_type?: number; service_name?: string; payload_url?: unknown; interface_type?: number; config_data?: unknown;
+    default_sending_stream?: string; default_events_register_stream?: string; default_all_public_streams?: boolean;
+  }>(app, {
     method: 'POST',
     url: '/bots',
+    files: { maxMib: () => MAX_AVATAR_FILE_SIZE_MIB },
     params: {
       properties: {
         full_name: { type: 'string' },
         short_name: { type: 'string' },
-        bot_type: { type: 'integer', enum: [1, 2, 3, 4] },
+        bot_type: { type: 'integer' },
         service_name: { type: 'string' },
-        payload_url: { type: 'string' },
+        // JSON-encoded, as the real server reads it; checked as a URL by the service.
+        payload_url: { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'boolean' }, { type: 'array' }, { type: 'object' }] },
         interface_type: { type: 'integer' },
         config_data: { type: 'object' },
+        default_sending_stream: { type: 'string' },
+        default_events_register_stream: { type: 'string' },
+        default_all_public_streams: { type: 'boolean' },
       },
       required: ['full_name', 'short_name'],
     },
-    handler: async ({ params, user, realm, meta }) => {
-      if (user.role === Role.GUEST) throw errors.badRequest('Not allowed for guest users');
-      const short = params.short_name!.trim().toLowerCase();
-      if (!/^[a-z0-9._-]+$/.test(short)) throw errors.badRequest('Bad name or username');
-      const email = `${short}-bot@${botDomain(realm)}`;
-      const created = await createUser(ctx, meta, {
-        email, full_name: params.full_name, role: Role.MEMBER, bot_type: params.bot_type ?? 1, bot_owner_id: user.id,
-      });
-      return { user_id: created.user_id, api_key: created.api_key };
+    handler: async ({ request, params, user, realm, meta }) => {
+      const parts = fileParts(request);
+      const created = await createBot(ctx, meta, user, realm, { ...params, file_count: parts.length });
+      if (parts.length === 1) {
+        await uploadAvatar(ctx, storage, meta, actorOf(user), created.user_id, parts[0]!._buf ?? (await parts[0]!.toBuffer()));
+      }
+      const bot = (await getUserById(ctx.db, created.user_id))!;
+      return {
+        user_id: created.user_id,
+        api_key: created.api_key,
+        avatar_url: avatarUrl(bot, true, false),
+        ...botDefaults(bot, await channelNames(ctx.db, [bot.default_sending_stream_id, bot.default_events_register_stream_id])),
+      };
     },
   });
 
