@@ -3,6 +3,8 @@
 // default channels, deactivation, and who hears of a bot's changes.
 import t from 'tap';
 import { startTestServer, Role, basicAuth, type TestServer, type TestUser } from '../helpers/server.js';
+import { tableChecksums } from '../../src/read/checksums.js';
+import { allProjections } from '../../projections/index.js';
 
 const error = (msg: string, code = 'BAD_REQUEST') => ({ result: 'error', msg, code });
 const create = (s: TestServer, who: TestUser, params: Record<string, unknown>) => s.api('POST', '/bots', who, params);
@@ -126,4 +128,19 @@ t.test('the server\'s own bots are no organization\'s bots', async (t) => {
   const systemBot = await s.platform.db.selectFrom('users').select('id').where('is_system_bot', '=', true).executeTakeFirstOrThrow();
   t.same((await s.api('DELETE', `/bots/${systemBot.id}`, s.owner, {})).body, error('No such bot'));
   t.same((await s.api('PATCH', `/bots/${systemBot.id}`, s.owner, { full_name: 'Mine' })).body, error('No such bot'));
+});
+
+t.test('a bot created with its defaults replays to identical read tables', async (t) => {
+  const s = await startTestServer(t);
+  const hamlet = await s.user(Role.MEMBER, 'Hamlet');
+  await s.api('POST', '/users/me/subscriptions', hamlet, { subscriptions: [{ name: 'Denmark' }] });
+  const made = await create(s, hamlet, { full_name: 'Denmark bot', short_name: 'dk', default_sending_stream: 'Denmark', default_all_public_streams: true });
+  t.equal(made.status, 200);
+  const versions = await s.platform.db.selectFrom('events').select(['type', 'stream_version']).where('stream_id', '=', `user-${made.body.user_id}`).orderBy('position').execute();
+  t.same(versions.map((v) => v.type), ['UserCreated', 'BotDefaultChanged', 'BotDefaultChanged'], 'one command: the bot and its defaults');
+  t.same(versions.map((v) => v.stream_version), [...versions.keys()].map((i) => versions[0]!.stream_version + i), 'consecutive stream versions');
+  const tables = allProjections.flatMap((p) => p.tables);
+  const before = await tableChecksums(s.platform.db, tables);
+  await s.platform.projections.rebuild();
+  t.same(await tableChecksums(s.platform.db, tables), before, 'identical after rebuild');
 });
