@@ -272,6 +272,7 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
 
   const conditions: RawBuilder<unknown>[] = [sql`m.realm_id = ${viewer.realm_id}`];
   const searchTerms: string[] = [];
+  const searchTexts: string[] = [];
   let stream: StreamRow | undefined;
   // Whether the narrow reads a whole history (a channel's, or every public channel's) rather than the
   // viewer's own: set by positive channel and channels:public terms, as the real server decides it.
@@ -380,10 +381,12 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
         break;
       case 'search': {
         if (typeof operand !== 'string') throw badOperator('invalid search');
-        const text = operand.trim();
-        if (!text) continue;
-        if (!term.negated) searchTerms.push(...text.replace(/"/g, ' ').split(/\s+/).filter(Boolean));
-        cond = sql`m.search_tsv @@ websearch_to_tsquery('english', ${text})`;
+        // Positive search terms are searched as one text, after the loop, as the real server does.
+        if (!term.negated) {
+          searchTexts.push(operand);
+          continue;
+        }
+        cond = searchSql(operand);
         break;
       }
       case 'id': {
@@ -400,11 +403,26 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
     conditions.push(term.negated ? sql`NOT ${cond}` : cond);
   }
 
+  if (searchTexts.length > 0) {
+    const text = searchTexts.join(' ');
+    searchTerms.push(...text.replace(/"/g, ' ').split(/\s+/).filter(Boolean));
+    conditions.push(searchSql(text));
+  }
   // A term on the viewer's own state of messages (is:starred, is:unread, ...) can only match what they
   // received; is:resolved is a property of the topic.
   if (terms.some((t) => t.operator === 'is' && t.operand !== 'resolved')) wholeHistory = false;
   if (!wholeHistory) conditions.push(receivedSql(viewer.user_id));
   return { conditions, searchTerms, stream };
+}
+
+/**
+ * A full-text search: every word (stemmed, stop words dropped; a URL stays one word), and each "quoted
+ * phrase" as written in the content or a channel message's topic.
+ */
+function searchSql(text: string): RawBuilder<unknown> {
+  const phrases = [...text.matchAll(/"([^"]+)"/g)].map((m) => `%${m[1]!.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  const phraseConditions = phrases.map((p) => sql`(m.content ILIKE ${p} OR (m.stream_id IS NOT NULL AND m.topic ILIKE ${p}))`);
+  return sql`(${sql.join([sql`m.search_tsv @@ plainto_tsquery('english', ${text})`, ...phraseConditions], sql` AND `)})`;
 }
 
 /** What canAccessMessage needs to know about one message for one viewer (messageAccessSql gathers it). */

@@ -185,3 +185,25 @@ t.test('the window: anchors held in range, and the anchor left out only at an en
   t.match((await get({ anchor: '-5', num_before: 0, num_after: 1 })).body, { anchor: 0, found_oldest: true });
   t.match(await get({ anchor: 'abc', num_before: 1, num_after: 0 }), { status: 400, body: { msg: 'Invalid anchor', code: 'BAD_REQUEST' } });
 });
+
+t.test('search: several search terms are one search; a URL is one word; a quoted phrase matches as written', async (t) => {
+  const s = await shared;
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  await createChannel(s, alice, 'search-room', []);
+  const lunch = await sendStream(s, alice, 'search-room', 'meetings', 'discuss lunch after lunch');
+  const reversed = await sendStream(s, alice, 'search-room', 'meetings', 'after that, lunch');
+  const url = await sendStream(s, alice, 'search-room', 'urltest', 'https://google.com');
+  const search = async (...operands: string[]) => {
+    const narrow = [{ operator: 'channel', operand: 'search-room' }, ...operands.map((operand) => ({ operator: 'search', operand }))];
+    const r = await s.api('GET', '/messages', alice, { anchor: 'oldest', num_before: 0, num_after: 10, narrow });
+    t.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body.messages as Array<{ id: number; match_content: string }>;
+  };
+  const both = await search('discuss', 'after');
+  t.same(both.map((m) => m.id), [lunch], '"after" is a stop word, dropped from the one search, not a term matching nothing');
+  t.match(both[0]!.match_content, /<span class="highlight">discuss<\/span>/);
+  t.same((await search('https://google.com')).map((m) => m.id), [url]);
+  t.same((await search('"after lunch"')).map((m) => m.id), [lunch]);
+  t.same((await search('after lunch')).map((m) => m.id).sort(), [lunch, reversed].sort(), 'unquoted: the words in any order');
+  t.same((await search('lunch')).map((m) => m.id), [lunch, reversed]);
+});
