@@ -251,13 +251,19 @@ function isDmNarrow(terms: NarrowTerm[]): boolean {
 export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: string, input: NarrowTerm[], channelsVersion?: number): Promise<NarrowQuery> {
   let terms = input;
   // `with`: the conversation of that message replaces channel/topic/dm terms, if it is visible.
-  const withTerm = terms.find((t) => t.operator === 'with');
+  // Without it, the rest of the narrow must name a conversation itself (a dm term, or a channel and a topic).
+  const withTerms = terms.filter((t) => t.operator === 'with');
+  if (withTerms.length > 1) throw badNarrow("Invalid narrow operator combination: Duplicate 'with' operators.");
+  const withTerm = withTerms[0];
   if (withTerm) {
     const id = Number(withTerm.operand);
-    if (!isDbInt(id)) throw badOperator(`invalid operand ${String(withTerm.operand)}`);
+    if (!isDbInt(id) || (typeof withTerm.operand === 'string' && !/^\d+$/.test(withTerm.operand))) throw badOperator("Invalid 'with' operator");
     const target = await db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
     const visible = target ? await messageAccessibleTo(db, viewer, target) : false;
     terms = terms.filter((t) => t.operator !== 'with');
+    const namesConversation = terms.some((t) => t.operator === 'dm')
+      || (terms.some((t) => t.operator === 'channel') && terms.some((t) => t.operator === 'topic'));
+    if (!visible && !namesConversation) throw badOperator("Invalid 'with' operator");
     if (target && visible) {
       terms = terms.filter((t) => !['channel', 'topic', 'dm', 'dm-including', 'group-pm-with'].includes(t.operator) || t.negated);
       if (target.stream_id !== null) {

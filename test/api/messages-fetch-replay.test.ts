@@ -207,3 +207,34 @@ t.test('search: several search terms are one search; a URL is one word; a quoted
   t.same((await search('after lunch')).map((m) => m.id).sort(), [lunch, reversed].sort(), 'unquoted: the words in any order');
   t.same((await search('lunch')).map((m) => m.id), [lunch, reversed]);
 });
+
+t.test('with: the conversation of a message the user may reach, else the rest of the narrow if it names one', async (t) => {
+  const s = await shared;
+  const iago = await s.user(Role.MEMBER, 'Iago');
+  const hamlet = await s.user(Role.MEMBER, 'Hamlet');
+  await createChannel(s, iago, 'dev-team', [], { invite_only: true, history_public_to_subscribers: false });
+  await createChannel(s, iago, 'with-public', [hamlet]);
+  const secret = await sendStream(s, iago, 'dev-team', 'test', 'before hamlet');
+  const open = await sendStream(s, hamlet, 'with-public', 'test', 'public');
+  const dm = await sendDm(s, hamlet, [iago], 'direct');
+  const get = (user: TestUser, narrow: unknown[]) => s.api('GET', '/messages', user, { anchor: 'oldest', num_before: 0, num_after: 10, narrow });
+  const withSecret = { operator: 'with', operand: secret };
+
+  const own = await get(iago, [{ operator: 'channel', operand: 'dev-team' }, { operator: 'topic', operand: 'other' }, withSecret]);
+  t.same(ids(own), [secret], 'the message\'s own conversation replaces the channel and topic given');
+  t.equal(own.body.messages[0].subject, 'test');
+  t.same(ids(await get(iago, [withSecret])), [secret]);
+
+  await subscribe(s, iago, 'dev-team', [hamlet]);
+  t.same(ids(await get(hamlet, [{ operator: 'channel', operand: 'dev-team' }, { operator: 'topic', operand: 'test' }, withSecret])), [],
+    'protected history: hamlet cannot reach it, so the channel and topic given stand');
+  t.same(ids(await get(hamlet, [{ operator: 'channel', operand: 'with-public' }, { operator: 'topic', operand: 'test' }, withSecret])), [open]);
+  t.same(ids(await get(hamlet, [{ operator: 'dm', operand: iago.email }, withSecret])), [dm]);
+  const invalid = { status: 400, body: { msg: "Invalid narrow operator: Invalid 'with' operator", code: 'BAD_NARROW' } };
+  t.match(await get(hamlet, [{ operator: 'channel', operand: 'dev-team' }, withSecret]), invalid, 'no topic: no conversation to fall back to');
+  t.match(await get(hamlet, [{ operator: 'topic', operand: 'test' }, withSecret]), invalid);
+  t.match(await get(hamlet, [withSecret]), invalid);
+  t.match(await get(iago, [{ operator: 'channel', operand: 'dev-team' }, { operator: 'topic', operand: 'test' }, { operator: 'with', operand: '3.2' }]), invalid);
+  t.match(await get(iago, [{ operator: 'channel', operand: 'dev-team' }, withSecret, { operator: 'topic', operand: 'test' }, { operator: 'with', operand: open }]),
+    { status: 400, body: { msg: "Invalid narrow operator combination: Duplicate 'with' operators.", code: 'BAD_NARROW' } });
+});
