@@ -84,13 +84,14 @@ export function streamHistoryIsProtected(stream: StreamRow): boolean {
 }
 
 /**
- * May the viewer read this message? `received`: the viewer was subscribed when it was sent (or is
- * a participant / its sender); `subscribed`: the viewer is subscribed now.
+ * May the viewer read this message somewhere? `received`: the viewer was subscribed when it was sent (or is a
+ * participant / its sender); `subscribed`: the viewer is subscribed now. Having once received a message is
+ * enough here: what a user received stays in their history (GET /messages) and so do its uploads.
  */
 export function canReadMessage(
   viewer: Viewer,
   message: { realm_id: number; stream_id: number | null; sender_id: number },
-  access: { stream?: StreamRow; subscribed: boolean; received: boolean; dmParticipant: boolean },
+  access: MessageAccessFacts,
 ): boolean {
   if (message.realm_id !== viewer.realm_id) return false;
   if (message.stream_id === null) return access.dmParticipant;
@@ -101,23 +102,45 @@ export function canReadMessage(
   return !streamHistoryIsProtected(stream);
 }
 
+export interface MessageAccessFacts {
+  stream?: StreamRow;
+  subscribed: boolean;
+  received: boolean;
+  dmParticipant: boolean;
+}
+
 /**
- * May the viewer act on this message (react to it)? The real server's check for changing a message asks for
- * reading rights now, not once: nothing in an archived channel; a public channel's messages for anyone but a
- * guest; else a subscriber now who, where history is protected, received it. Direct messages: participants.
+ * May the viewer reach this one message by its id (GET /messages/{id}, its history, read receipts,
+ * submessages, editing, deleting)? The real server's rule asks for rights now, not once: a direct message
+ * for its participants; a channel message in a public channel for any member but a guest; otherwise for a
+ * subscriber now who, where history is protected, also received it. A former subscriber keeps what they
+ * received in GET /messages, but not here.
  */
-export function canModifyMessage(
+export function canAccessMessage(
   viewer: Viewer,
   message: { realm_id: number; stream_id: number | null },
-  access: { stream?: StreamRow; subscribed: boolean; received: boolean; dmParticipant: boolean },
+  access: MessageAccessFacts,
 ): boolean {
   if (message.realm_id !== viewer.realm_id) return false;
   if (message.stream_id === null) return access.dmParticipant;
   const stream = access.stream;
-  if (!stream || stream.realm_id !== viewer.realm_id || stream.deactivated) return false;
+  if (!stream || stream.realm_id !== viewer.realm_id) return false;
   if (!stream.invite_only && viewer.role !== Role.GUEST) return true;
   if (!access.subscribed) return false;
   return !streamHistoryIsProtected(stream) || access.received;
+}
+
+/**
+ * May the viewer act on this message (react to it)? canAccessMessage's rule, and nothing in an archived
+ * channel (the real server's check for changing a message).
+ */
+export function canModifyMessage(
+  viewer: Viewer,
+  message: { realm_id: number; stream_id: number | null },
+  access: MessageAccessFacts,
+): boolean {
+  if (message.stream_id !== null && (!access.stream || access.stream.deactivated)) return false;
+  return canAccessMessage(viewer, message, access);
 }
 
 /** Users who received a channel message (subscribed when it was sent): the audience of its events. */

@@ -7,7 +7,7 @@ import { renderTopicLinks, type Linkifier } from '../markdown/index.js';
 import { apiEmail, avatarUrlFor, canSeeDeliveryEmail, type UserRow } from './users.js';
 import { realmHost, type RealmRow } from './realm.js';
 import { messageExtras, viewerMessageState } from './message-extras.js';
-import { buildNarrow, mutedSql, parseNarrow, readThroughOf, receivedSql, unreadSql, withReadThrough, type NarrowViewer, type ReadingViewer } from './narrow.js';
+import { buildNarrow, mutedSql, parseNarrow, readThroughOf, receivedSql, topicMutedSql, unreadSql, withReadThrough, type NarrowViewer, type ReadingViewer } from './narrow.js';
 import type { Viewer } from '../visibility.js';
 
 export type MessageRow = Omit<Selectable<MessagesTable>, 'search_tsv'>;
@@ -254,7 +254,11 @@ export async function fetchMessages(db: Db, viewer: ReadingViewer, realm: RealmR
   if (params.anchor === 'newest') anchor = LARGER_THAN_MAX_MESSAGE_ID;
   else if (params.anchor === 'oldest') anchor = 0;
   else if (params.anchor === 'first_unread') {
-    const first = await sql<{ id: number }>`SELECT m.id FROM messages m WHERE ${where} AND ${unreadSql(await withReadThrough(db, viewer))} ORDER BY m.id ASC LIMIT 1`.execute(db);
+    // The first unread message the viewer would see: not in a muted topic, nor (outside a channel's own
+    // view) in a muted channel, as on the real server.
+    const muted = narrow.stream ? topicMutedSql(viewer.user_id) : mutedSql(viewer.user_id);
+    const first = await sql<{ id: number }>`SELECT m.id FROM messages m WHERE ${where} AND ${unreadSql(await withReadThrough(db, viewer))}
+      AND NOT ${muted} ORDER BY m.id ASC LIMIT 1`.execute(db);
     anchor = first.rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
   } else anchor = Math.min(params.anchor, LARGER_THAN_MAX_MESSAGE_ID);
 
@@ -275,12 +279,15 @@ export async function fetchMessages(db: Db, viewer: ReadingViewer, realm: RealmR
   return { rows, anchor, foundAnchor, foundNewest, foundOldest, searchTerms: narrow.searchTerms };
 }
 
-/** Ids among `ids` that match the narrow for the viewer. */
+/**
+ * Ids among `ids` that match the narrow for the viewer. Only messages the viewer received can match, as
+ * on the real server (a client asks about messages that reached it as events).
+ */
 export async function idsMatchingNarrow(db: Db, viewer: NarrowViewer, realm: RealmRow, narrowInput: unknown, ids: number[]) {
   const narrow = await buildNarrow(db, viewer, realmHost(realm), parseNarrow(narrowInput));
   ids = ids.filter((id) => Number.isInteger(id) && id > 0 && id <= 2_147_483_647);
   if (ids.length === 0) return { ids: [] as number[], searchTerms: narrow.searchTerms };
-  const where = sql.join(narrow.conditions, sql` AND `);
+  const where = sql.join([...narrow.conditions, receivedSql(viewer.user_id)], sql` AND `);
   const rows = await sql<{ id: number }>`SELECT m.id FROM messages m WHERE ${where} AND m.id IN (${sql.join(ids)}) ORDER BY m.id`.execute(db);
   return { ids: rows.rows.map((r) => r.id), searchTerms: narrow.searchTerms };
 }

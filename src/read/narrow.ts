@@ -4,7 +4,7 @@ import { runPrepared } from '../db/prepared.js';
 import { ApiError } from '../domain/errors.js';
 import { FlagBit } from '../domain/messages/flags.js';
 import { Role } from '../domain/roles.js';
-import { canModifyMessage, canReadMessage, canReadStreamContent, streamHistoryIsProtected, type StreamRow, type Viewer } from '../visibility.js';
+import { canAccessMessage, canModifyMessage, canReadStreamContent, streamHistoryIsProtected, type StreamRow, type Viewer } from '../visibility.js';
 import { getUserByEmailFor } from './users.js';
 import { canonicalStreamName } from '../domain/channels/decider.js';
 
@@ -16,6 +16,9 @@ export interface NarrowTerm {
 
 export const badNarrow = (msg: string) => new ApiError('BAD_NARROW', 400, msg);
 const badOperator = (what: string) => badNarrow(`Invalid narrow operator: ${what}`);
+/** A narrow parameter that does not have the parameter's shape (the real server's wording and code). */
+const badParameter = (msg: string) => new ApiError('BAD_REQUEST', 400, msg);
+const badTerm = (index: number, what: string) => badParameter(`Invalid narrow[${index}]: Value error, ${what}`);
 
 const ALIASES: Record<string, string> = {
   stream: 'channel',
@@ -23,35 +26,61 @@ const ALIASES: Record<string, string> = {
   subject: 'topic',
   'pm-with': 'dm',
   'dm-with': 'dm-including',
+  // Older servers also took these two with underscores, and clients still send them.
+  pm_with: 'dm',
+  group_pm_with: 'group-pm-with',
 };
 const OPERATORS = new Set(['channel', 'channels', 'topic', 'sender', 'dm', 'dm-including', 'group-pm-with', 'is', 'has', 'search', 'id', 'near', 'with', 'in']);
+/** Operators whose operand may be an id as well as a string (a name or an email). */
+const ID_OPERATORS = new Set(['channel', 'id', 'sender', 'group-pm-with', 'dm-including', 'with']);
 
-/** Accepts `{operator, operand, negated?}` objects and `[operator, operand]` pairs; anything else is BAD_NARROW. */
+/**
+ * Accepts `{operator, operand, negated?}` objects and `[operator, operand]` string pairs. A term of
+ * another shape, or an operand of the wrong type for its operator, is BAD_REQUEST in the real server's
+ * words; an unknown operator is BAD_NARROW.
+ */
 export function parseNarrow(raw: unknown): NarrowTerm[] {
-  if (raw === undefined || raw === null || raw === '') return [];
-  if (!Array.isArray(raw)) throw badNarrow('Invalid narrow');
-  return raw.map((term) => {
-    let operator: unknown;
-    let operand: unknown;
-    let negated = false;
-    if (Array.isArray(term)) {
-      if (term.length !== 2) throw badNarrow('Invalid narrow');
-      [operator, operand] = term;
-    } else if (term && typeof term === 'object') {
-      const t = term as Record<string, unknown>;
-      operator = t.operator;
-      operand = t.operand;
-      if (t.negated !== undefined && typeof t.negated !== 'boolean') throw badNarrow('Invalid narrow');
-      negated = t.negated === true;
-    } else throw badNarrow('Invalid narrow');
-    if (typeof operator !== 'string') throw badNarrow('Invalid narrow');
-    if (typeof operand !== 'string' && typeof operand !== 'number' && !(Array.isArray(operand) && operand.every((x) => Number.isInteger(x)))) {
-      throw badNarrow('Invalid narrow');
-    }
-    const op = ALIASES[operator] ?? operator;
-    if (!OPERATORS.has(op)) throw badOperator(`unknown operator ${operator}`);
-    return { operator: op, operand, negated };
-  });
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw badParameter('narrow is not a list');
+  return raw.map((term, index) => parseTerm(term, index));
+}
+
+function parseTerm(term: unknown, index: number): NarrowTerm {
+  let operator: unknown;
+  let operand: unknown;
+  let negated: unknown = false;
+  if (Array.isArray(term)) {
+    if (term.length !== 2 || term.some((x) => typeof x !== 'string')) throw badTerm(index, 'element is not a string pair');
+    [operator, operand] = term;
+  } else if (term !== null && typeof term === 'object') {
+    const t = term as Record<string, unknown>;
+    if (t.operand === undefined || t.operand === null) throw badTerm(index, 'operand is missing');
+    if (t.operator === undefined || t.operator === null) throw badTerm(index, 'operator is missing');
+    ({ operator, operand } = t);
+    negated = t.negated ?? false;
+  } else throw badTerm(index, 'dict or list required');
+  if (typeof operator !== 'string') throw badTerm(index, 'operator is not a string');
+  const op = ALIASES[operator] ?? operator;
+  const problem = operandProblem(op, operand);
+  if (problem) throw badTerm(index, problem);
+  if (typeof negated !== 'boolean') throw badTerm(index, 'negated is not a boolean');
+  if (!OPERATORS.has(op)) throw badOperator(`unknown operator ${operator}`);
+  return { operator: op, operand, negated };
+}
+
+/** What is wrong with the operand's type for this operator, if anything. */
+function operandProblem(operator: string, operand: unknown): string | undefined {
+  const isInt = (x: unknown) => typeof x === 'number' && Number.isInteger(x);
+  if (ID_OPERATORS.has(operator)) return typeof operand === 'string' || isInt(operand) ? undefined : 'operand is not a string or integer';
+  if (operator === 'dm') {
+    if (typeof operand === 'string') return undefined;
+    if (!Array.isArray(operand)) return 'operand is not a string or integer list';
+    const bad = operand.findIndex((x) => !isInt(x));
+    return bad < 0 ? undefined : `operand[${bad}] is not an integer`;
+  }
+  if (typeof operand !== 'string') return 'operand is not a string';
+  if (operator === 'search' && operand.trim() === '') return 'operand cannot be blank.';
+  return undefined;
 }
 
 export interface NarrowQuery {
@@ -111,6 +140,11 @@ export function unreadSql(viewer: NarrowViewer): RawBuilder<unknown> {
 /** Topic visibility policy of the viewer for the message's conversation (0 when none). */
 const policySql = (userId: number) =>
   sql`COALESCE((SELECT ut.visibility_policy FROM user_topics ut WHERE ut.user_id = ${userId} AND ut.stream_id = m.stream_id AND lower(ut.topic) = lower(m.topic)), 0)`;
+
+/** In a topic the viewer muted. */
+export function topicMutedSql(userId: number): RawBuilder<unknown> {
+  return sql`(m.stream_id IS NOT NULL AND ${policySql(userId)} = 1)`;
+}
 
 /** In a muted topic, or a muted channel without an unmuted or followed topic policy. */
 export function mutedSql(userId: number): RawBuilder<unknown> {
@@ -174,12 +208,16 @@ async function findUserId(db: Db, viewer: Viewer, realmHost: string, operand: un
 }
 
 async function userIdList(db: Db, viewer: Viewer, realmHost: string, operand: unknown): Promise<number[]> {
-  const items = Array.isArray(operand) ? operand : typeof operand === 'number' ? [operand] : String(operand).split(',').map((s) => s.trim()).filter(Boolean);
-  if (items.length === 0) throw badOperator('invalid user list');
+  const items = Array.isArray(operand) ? operand : typeof operand === 'number' ? [operand] : String(operand).split(',').map((s) => s.trim());
+  // The real server names the whole operand (a list as Python prints it).
+  const unknown = () => badOperator(`unknown user in ${Array.isArray(operand) ? `[${operand.join(', ')}]` : String(operand)}`);
+  // An empty list names nobody else: the viewer's conversation with themself.
+  if (Array.isArray(operand) && operand.length === 0) return [];
+  if (items.length === 0) throw unknown();
   const ids: number[] = [];
   for (const item of items) {
     const id = await findUserId(db, viewer, realmHost, item);
-    if (id === undefined) throw badOperator(`unknown user ${item}`);
+    if (id === undefined) throw unknown();
     ids.push(id);
   }
   return ids;
@@ -191,21 +229,41 @@ const isDbInt = (n: number) => Number.isInteger(n) && n >= 0 && n <= MAX_INT;
 
 const dmKey = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b).join(',');
 
+const DM_OPERATORS = ['dm', 'dm-including', 'group-pm-with'];
+const isDmTerm = (t: NarrowTerm) => t.operator === 'is' && (t.operand === 'dm' || t.operand === 'private');
+
+/** A positive channel, channels or topic term, or a negated is:dm: only channel messages can match. */
+function isChannelNarrow(terms: NarrowTerm[]): boolean {
+  return terms.some((t) => (!t.negated && ['channel', 'channels', 'topic'].includes(t.operator)) || (t.negated && isDmTerm(t)));
+}
+
+/** A positive dm, dm-including, group-pm-with or is:dm term: only direct messages can match. */
+function isDmNarrow(terms: NarrowTerm[]): boolean {
+  return terms.some((t) => !t.negated && (DM_OPERATORS.includes(t.operator) || isDmTerm(t)));
+}
+
 /**
- * Turns a parsed narrow into SQL conditions for `viewer`, including who may see what: a channel
- * term reads that channel (its history rules applied), no channel term reads the viewer's own
- * message history.
+ * Turns a parsed narrow into SQL conditions for `viewer`, including who may see what: a channel term
+ * the viewer may read the history of reads that channel, channels:public reads every public channel
+ * (not for guests); anything else, and any term on the viewer's own state of messages (is:unread,
+ * is:starred, ...), reads only the viewer's own message history, what they received.
  */
 export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: string, input: NarrowTerm[], channelsVersion?: number): Promise<NarrowQuery> {
   let terms = input;
   // `with`: the conversation of that message replaces channel/topic/dm terms, if it is visible.
-  const withTerm = terms.find((t) => t.operator === 'with');
+  // Without it, the rest of the narrow must name a conversation itself (a dm term, or a channel and a topic).
+  const withTerms = terms.filter((t) => t.operator === 'with');
+  if (withTerms.length > 1) throw badNarrow("Invalid narrow operator combination: Duplicate 'with' operators.");
+  const withTerm = withTerms[0];
   if (withTerm) {
     const id = Number(withTerm.operand);
-    if (!isDbInt(id)) throw badOperator(`invalid operand ${String(withTerm.operand)}`);
+    if (!isDbInt(id) || (typeof withTerm.operand === 'string' && !/^\d+$/.test(withTerm.operand))) throw badOperator("Invalid 'with' operator");
     const target = await db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
-    const visible = target ? await messageVisibleTo(db, viewer, target) : false;
+    const visible = target ? await messageAccessibleTo(db, viewer, target) : false;
     terms = terms.filter((t) => t.operator !== 'with');
+    const namesConversation = terms.some((t) => t.operator === 'dm')
+      || (terms.some((t) => t.operator === 'channel') && terms.some((t) => t.operator === 'topic'));
+    if (!visible && !namesConversation) throw badOperator("Invalid 'with' operator");
     if (target && visible) {
       terms = terms.filter((t) => !['channel', 'topic', 'dm', 'dm-including', 'group-pm-with'].includes(t.operator) || t.negated);
       if (target.stream_id !== null) {
@@ -220,13 +278,13 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
 
   const conditions: RawBuilder<unknown>[] = [sql`m.realm_id = ${viewer.realm_id}`];
   const searchTerms: string[] = [];
+  const searchTexts: string[] = [];
   let stream: StreamRow | undefined;
-  let scope: 'history' | 'channel' | 'channels' = 'history';
-  let channelsScope: RawBuilder<unknown> | undefined;
-  const positiveChannel = terms.some((t) => t.operator === 'channel' && !t.negated);
-  const positiveDm = terms.some((t) => ['dm', 'dm-including', 'group-pm-with'].includes(t.operator) && !t.negated)
-    || terms.some((t) => t.operator === 'is' && !t.negated && (t.operand === 'dm' || t.operand === 'private'));
-  if (positiveChannel && positiveDm) throw badNarrow('No message can be both a channel message and direct message');
+  // Whether the narrow reads a whole history (a channel's, or every public channel's) rather than the
+  // viewer's own: set by positive channel and channels:public terms, as the real server decides it.
+  let wholeHistory: boolean | undefined;
+  const allowHistory = (allowed: boolean) => { wholeHistory = (wholeHistory ?? true) && allowed; };
+  if (isChannelNarrow(terms) && isDmNarrow(terms)) throw badOperator('No message can be both a channel message and direct message');
 
   for (const term of terms) {
     let cond: RawBuilder<unknown>;
@@ -238,9 +296,8 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
         const { stream: found, subscribed } = lookup;
         if (!term.negated) {
           stream = found;
-          scope = 'channel';
           // Without full access to the channel's history, only what the viewer received.
-          if (!canReadStreamContent(viewer, found, subscribed) || streamHistoryIsProtected(found)) conditions.push(receivedSql(viewer.user_id));
+          allowHistory(canReadStreamContent(viewer, found, subscribed) && !streamHistoryIsProtected(found));
         }
         cond = sql`m.stream_id = ${found.id}`;
         break;
@@ -249,18 +306,14 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
         if (operand !== 'public' && operand !== 'web-public') throw badOperator(`invalid channels operand ${String(operand)}`);
         const column = operand === 'public' ? sql`NOT st.invite_only` : sql`st.is_web_public`;
         cond = sql`m.stream_id IN (SELECT st.id FROM streams st WHERE st.realm_id = ${viewer.realm_id} AND ${column})`;
-        if (!term.negated) {
-          scope = 'channels';
-          // Guests read only web-public channels they are not subscribed to.
-          channelsScope = viewer.role === Role.GUEST
-            ? sql`m.stream_id IN (SELECT st.id FROM streams st WHERE st.realm_id = ${viewer.realm_id} AND st.is_web_public)`
-            : undefined;
-        }
+        // Every public channel's history, for members; guests (and channels:web-public) read their own history.
+        if (!term.negated && operand === 'public') allowHistory(viewer.role !== Role.GUEST);
         break;
       }
       case 'topic':
         if (typeof operand !== 'string') throw badOperator('invalid topic');
-        cond = sql`lower(m.topic) = ${operand.toLowerCase()}`;
+        // Direct messages have no topic, not an empty one.
+        cond = sql`(m.stream_id IS NOT NULL AND lower(m.topic) = ${operand.toLowerCase()})`;
         break;
       case 'sender': {
         const id = await findUserId(db, viewer, realmHost, operand);
@@ -334,15 +387,17 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
         break;
       case 'search': {
         if (typeof operand !== 'string') throw badOperator('invalid search');
-        const text = operand.trim();
-        if (!text) continue;
-        if (!term.negated) searchTerms.push(...text.replace(/"/g, ' ').split(/\s+/).filter(Boolean));
-        cond = sql`m.search_tsv @@ websearch_to_tsquery('english', ${text})`;
+        // Positive search terms are searched as one text, after the loop, as the real server does.
+        if (!term.negated) {
+          searchTexts.push(operand);
+          continue;
+        }
+        cond = searchSql(operand);
         break;
       }
       case 'id': {
         const id = Number(operand);
-        if (!isDbInt(id) || (typeof operand === 'string' && !/^\d+$/.test(operand))) throw badOperator(`invalid message ID ${String(operand)}`);
+        if (!isDbInt(id) || (typeof operand === 'string' && !/^\d+$/.test(operand))) throw badOperator('Invalid message ID');
         cond = sql`m.id = ${id}`;
         break;
       }
@@ -354,12 +409,29 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
     conditions.push(term.negated ? sql`NOT ${cond}` : cond);
   }
 
-  if (scope === 'history') conditions.push(receivedSql(viewer.user_id));
-  else if (scope === 'channels' && channelsScope) conditions.push(channelsScope);
+  if (searchTexts.length > 0) {
+    const text = searchTexts.join(' ');
+    searchTerms.push(...text.replace(/"/g, ' ').split(/\s+/).filter(Boolean));
+    conditions.push(searchSql(text));
+  }
+  // A term on the viewer's own state of messages (is:starred, is:unread, ...) can only match what they
+  // received; is:resolved is a property of the topic.
+  if (terms.some((t) => t.operator === 'is' && t.operand !== 'resolved')) wholeHistory = false;
+  if (!wholeHistory) conditions.push(receivedSql(viewer.user_id));
   return { conditions, searchTerms, stream };
 }
 
-/** What canReadMessage needs to know about one message for one viewer (messageAccessSql gathers it). */
+/**
+ * A full-text search: every word (stemmed, stop words dropped; a URL stays one word), and each "quoted
+ * phrase" as written in the content or a channel message's topic.
+ */
+function searchSql(text: string): RawBuilder<unknown> {
+  const phrases = [...text.matchAll(/"([^"]+)"/g)].map((m) => `%${m[1]!.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  const phraseConditions = phrases.map((p) => sql`(m.content ILIKE ${p} OR (m.stream_id IS NOT NULL AND m.topic ILIKE ${p}))`);
+  return sql`(${sql.join([sql`m.search_tsv @@ plainto_tsquery('english', ${text})`, ...phraseConditions], sql` AND `)})`;
+}
+
+/** What canAccessMessage needs to know about one message for one viewer (messageAccessSql gathers it). */
 export interface MessageAccess {
   /** The message's channel; null for a direct message. */
   stream: StreamRow | null;
@@ -372,7 +444,7 @@ export interface MessageAccess {
 }
 
 /**
- * The lookups of messageVisibleTo as one JSON value over a message row `m` (its id and stream_id),
+ * The lookups of messageAccessibleTo as one JSON value over a message row `m` (its id and stream_id),
  * to fold into the statement that reads the message: a vote or a reaction checks visibility first,
  * and one statement costs the database far less than a statement per fact. `viewerId` may be a
  * column of the statement (several viewers' look-ups in one).
@@ -392,19 +464,18 @@ function receivedWith(viewer: Viewer, message: { stream_id: number | null; sende
   return channel && access.moved !== null ? access.moved : message.sender_id === viewer.user_id || (channel && access.spanned);
 }
 
-/** May the viewer read the message, given the facts messageAccessSql gathered about it? */
-export function messageVisibleWith(
+/** May the viewer reach the message by its id (canAccessMessage), given the facts messageAccessSql gathered? */
+export function messageAccessibleWith(
   viewer: Viewer,
   message: { realm_id: number; stream_id: number | null; sender_id: number; dm_key: string | null },
   access: MessageAccess,
 ): boolean {
   const participants = message.dm_key ? message.dm_key.split(',').map(Number) : [];
   const channel = message.stream_id !== null;
-  const received = receivedWith(viewer, message, access);
-  return canReadMessage(viewer, message, {
+  return canAccessMessage(viewer, message, {
     stream: channel ? access.stream ?? undefined : undefined,
     subscribed: channel && access.subscribed,
-    received,
+    received: receivedWith(viewer, message, access),
     dmParticipant: participants.includes(viewer.user_id),
   });
 }
@@ -432,13 +503,13 @@ export async function messageModifiableBy(
   return canModifyMessage(viewer, message, { stream: access.stream ?? undefined, subscribed: access.subscribed, received: receivedWith(viewer, message, access), dmParticipant: false });
 }
 
-/** One message's visibility for a viewer, with the lookups it needs (one statement). */
-export async function messageVisibleTo(
+/** Whether the viewer may reach one message by its id (canAccessMessage), with the lookups it needs (one statement). */
+export async function messageAccessibleTo(
   db: Db,
   viewer: Viewer,
   message: { id: number; realm_id: number; stream_id: number | null; sender_id: number; dm_key: string | null },
 ): Promise<boolean> {
   if (message.realm_id !== viewer.realm_id) return false;
-  if (message.stream_id === null) return messageVisibleWith(viewer, message, { stream: null, subscribed: false, moved: null, spanned: false });
-  return messageVisibleWith(viewer, message, await messageAccessFor(db, viewer, { id: message.id, stream_id: message.stream_id }));
+  if (message.stream_id === null) return messageAccessibleWith(viewer, message, { stream: null, subscribed: false, moved: null, spanned: false });
+  return messageAccessibleWith(viewer, message, await messageAccessFor(db, viewer, { id: message.id, stream_id: message.stream_id }));
 }

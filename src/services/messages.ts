@@ -21,7 +21,7 @@ import type { StreamPropertyChanged } from '../domain/channels/events.js';
 import { canonicalStreamName } from '../domain/channels/decider.js';
 import { renderMarkdownAsync, type RenderResult } from '../markdown/index.js';
 import { resolveReaction, type ReactionParams } from './reaction-emoji.js';
-import { buildNarrow, messageModifiableBy, messageVisibleTo, mutedSql, parseNarrow, receivedSql, unreadSql, type NarrowViewer } from '../read/narrow.js';
+import { buildNarrow, messageModifiableBy, messageAccessibleTo, mutedSql, parseNarrow, receivedSql, unreadSql, type NarrowViewer } from '../read/narrow.js';
 import { getMessageRow, getMessageRows, narrowViewer, readThroughOf, userMessageState, fetchMessages, type FetchParams, type MessageRow } from '../read/messages.js';
 import { apiEmail, getUserByEmailFor, type UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
@@ -271,10 +271,10 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   return { id, events, committed: () => recipientCacheOf(ctx.db).set(recipientKey, recipientId) };
 }
 
-/** A message the user may see, or `Invalid message(s)`. */
+/** A message the user may reach by its id now (canAccessMessage), or `Invalid message(s)`. */
 export async function requireVisibleMessage(db: Db, user: UserRow, id: number): Promise<MessageRow> {
   const row = await getMessageRow(db, id);
-  if (!row || !(await messageVisibleTo(db, { user_id: user.id, role: user.role, realm_id: user.realm_id }, row))) throw invalidMessage();
+  if (!row || !(await messageAccessibleTo(db, { user_id: user.id, role: user.role, realm_id: user.realm_id }, row))) throw invalidMessage();
   return row;
 }
 
@@ -528,7 +528,7 @@ export async function changeFlags(
   const state = await userMessageState(ctx.db, user.id, rows);
   const visible: MessageRow[] = [];
   for (const r of rows) {
-    if (state.received.has(r.id) || (await messageVisibleTo(ctx.db, viewer, r))) visible.push(r);
+    if (state.received.has(r.id) || (await messageAccessibleTo(ctx.db, viewer, r))) visible.push(r);
   }
   if (rows.length < new Set(ids).size || visible.length < rows.length) {
     if (flag !== 'read' || op !== 'add' || options.readThrough === undefined) throw invalidMessage();

@@ -7,7 +7,7 @@ import { metadataOf, type RequestMeta, type ServiceContext } from './context.js'
 import { preparedTemplate } from '../db/prepared.js';
 import type { Db } from '../db/database.js';
 import { MESSAGE_COLUMNS } from '../read/messages.js';
-import { messageAccessSql, messageVisibleWith } from '../read/narrow.js';
+import { messageAccessSql, messageAccessibleWith } from '../read/narrow.js';
 import { invalidMessage } from './messages.js';
 import { SharedLookups } from './shared-lookups.js';
 
@@ -72,7 +72,7 @@ type SubmessageContext = Awaited<ReturnType<typeof submessageContextQuery>>['row
  */
 export async function addSubmessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, params: SubmessageParams): Promise<void> {
   const message = await submessageContext(ctx.db, user.id, params.message_id);
-  if (!message || !messageVisibleWith({ user_id: user.id, role: user.role, realm_id: user.realm_id }, message, message.access)) throw invalidMessage();
+  if (!message || !messageAccessibleWith({ user_id: user.id, role: user.role, realm_id: user.realm_id }, message, message.access)) throw invalidMessage();
   if (message.sender_id !== user.id && !message.sender_has_submessage) throw errors.badRequest('You cannot attach a submessage to this message.');
   let data: unknown;
   try {

@@ -10,6 +10,7 @@ import {
   highlight,
   idsMatchingNarrow,
   narrowViewer,
+  LARGER_THAN_MAX_MESSAGE_ID,
   type FetchParams,
 } from '../../read/messages.js';
 import {
@@ -34,12 +35,22 @@ import type { AppServices } from '../services.js';
 const anyJson = { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'array' }] } as const;
 
 interface WindowQuery {
-  anchor?: string;
+  anchor?: string | number;
   include_anchor?: boolean;
   num_before?: number;
   num_after?: number;
   narrow?: unknown;
   use_first_unread_anchor?: boolean;
+}
+
+/** The anchor as the real server reads it: a keyword, or an integer held between 0 and newest. */
+function anchorOf(raw: string | number): FetchParams['anchor'] {
+  if (raw === 'newest' || raw === 'oldest' || raw === 'first_unread') return raw;
+  const text = typeof raw === 'number' ? (Number.isInteger(raw) ? BigInt(raw).toString() : '') : raw.trim();
+  if (!/^[+-]?\d+$/.test(text)) throw errors.badRequest('Invalid anchor');
+  const value = BigInt(text);
+  if (value < 0n) return 0;
+  return value > BigInt(LARGER_THAN_MAX_MESSAGE_ID) ? LARGER_THAN_MAX_MESSAGE_ID : Number(value);
 }
 
 function windowOf(params: WindowQuery): FetchParams {
@@ -48,31 +59,32 @@ function windowOf(params: WindowQuery): FetchParams {
   // send it beside anchor=0).
   if (params.use_first_unread_anchor) anchor = 'first_unread';
   else if (params.anchor === undefined || params.anchor === '') throw errors.missingArgument('anchor');
-  else if (params.anchor === 'newest' || params.anchor === 'oldest' || params.anchor === 'first_unread') anchor = params.anchor;
-  else if (/^-?\d+$/.test(params.anchor.trim())) anchor = Math.max(0, Number(params.anchor.trim()));
-  else throw errors.badRequest('Invalid anchor');
+  else anchor = anchorOf(params.anchor);
   if (params.num_before === undefined) throw errors.missingArgument('num_before');
   if (params.num_after === undefined) throw errors.missingArgument('num_after');
-  return { anchor, includeAnchor: params.include_anchor ?? true, numBefore: params.num_before, numAfter: params.num_after, narrow: params.narrow ?? [] };
+  for (const name of ['num_before', 'num_after'] as const) if (params[name]! < 0) throw errors.badRequest(`${name} is too small`);
+  const includeAnchor = params.include_anchor ?? true;
+  // Leaving the anchor out of a window that reaches both sides of it would leave a gap.
+  if (params.num_before > 0 && params.num_after > 0 && !includeAnchor) throw errors.badRequest('The anchor can only be excluded at an end of the range');
+  return { anchor, includeAnchor, numBefore: params.num_before, numAfter: params.num_after, narrow: narrowOf(params.narrow) };
 }
 
 const windowParams = {
   anchor: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
   include_anchor: { type: 'boolean' },
-  num_before: { type: 'integer', minimum: 0 },
-  num_after: { type: 'integer', minimum: 0 },
+  num_before: { type: 'integer' },
+  num_after: { type: 'integer' },
   narrow: { anyOf: [{ type: 'array' }, { type: 'string' }] },
   use_first_unread_anchor: { type: 'boolean' },
 } as const;
 
-/** The narrow arrives JSON-encoded; a value that is not JSON is BAD_NARROW. */
+/** The narrow arrives JSON-encoded: text that is not JSON is refused as the real server words it. */
 function narrowOf(raw: unknown): unknown {
-  if (typeof raw !== 'string') return raw;
-  if (raw === '') return [];
+  if (raw === undefined || typeof raw !== 'string') return raw ?? [];
   try {
     return JSON.parse(raw);
   } catch {
-    return raw;
+    throw errors.badRequest('narrow is not valid JSON');
   }
 }
 
@@ -115,7 +127,7 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
       },
     },
     handler: async ({ params, user, realm }) => {
-      const window = windowOf({ ...params, anchor: params.anchor === undefined ? undefined : String(params.anchor), narrow: narrowOf(params.narrow) });
+      const window = windowOf(params);
       if (window.numBefore + window.numAfter > 5000) throw errors.badRequest('Too many messages requested (maximum 5000).');
       // The read watermark comes with the window's extras (an unread narrow reads it first).
       const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id };
@@ -202,7 +214,7 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
       required: ['anchor', 'num_before', 'num_after', 'narrow', 'op', 'flag'],
     },
     handler: async ({ params, user, realm, meta }) => {
-      const window = windowOf({ ...params, anchor: String(params.anchor), narrow: narrowOf(params.narrow) });
+      const window = windowOf(params);
       return changeFlagsForNarrow(ctx, meta, user, realm, params.op, params.flag, window);
     },
   });
