@@ -104,8 +104,10 @@ export function unreadSql(viewer: NarrowViewer): RawBuilder<unknown> {
   // An uncorrelated subquery runs once, and the range lets the scan start there instead of at id 0.
   const floor = sql`LEAST(${viewer.readThrough}::int8, COALESCE((SELECT min(fu.message_id) - 1 FROM message_flags fu
     WHERE fu.user_id = ${viewer.user_id} AND fu.flags & ${FlagBit.UNREAD} <> 0), ${viewer.readThrough}::int8))`;
-  return sql`(m.id > ${floor} AND ${receivedSql(viewer.user_id)}
-    AND (${flags} & ${FlagBit.UNREAD} <> 0 OR (${flags} & ${FlagBit.READ} = 0 AND m.id > ${viewer.readThrough})))`;
+  // A message marked unread is unread whether or not it was received (the real server's
+  // "historical" row without the read flag): only the others need the reception test.
+  return sql`(m.id > ${floor}
+    AND (${flags} & ${FlagBit.UNREAD} <> 0 OR (${flags} & ${FlagBit.READ} = 0 AND m.id > ${viewer.readThrough} AND ${receivedSql(viewer.user_id)})))`;
 }
 
 /** Topic visibility policy of the viewer for the message's conversation (0 when none). */

@@ -13,18 +13,15 @@ import {
   type FetchParams,
 } from '../../read/messages.js';
 import {
-  changeFlags,
-  changeFlagsForNarrow,
   deleteMessage,
   deleteTopic,
   editMessage,
-  markAllAsRead,
-  markConversationAsRead,
   messageHistory,
   react,
   requireVisibleMessage,
   sendMessage,
 } from '../../services/messages.js';
+import { changeFlags, changeFlagsForNarrow, markAllAsRead, markConversationAsRead } from '../../services/message-flags.js';
 import { realmRenderData, senderRenderContext } from '../../services/render-context.js';
 import { withTopicLinkTargets } from '../../services/topic-link-targets.js';
 import { cachedUserRows } from '../../read/user-rows-cache.js';
@@ -189,8 +186,9 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
       required: ['messages', 'op', 'flag'],
     },
     handler: async ({ params, user, meta }) => {
-      const changed = await changeFlags(ctx, meta, user, params.op, params.flag, params.messages);
-      return { messages: changed };
+      await changeFlags(ctx, meta, user, params.op, params.flag, params.messages);
+      // The real server answers with the ids as asked (kept for older clients), whatever changed.
+      return { messages: params.messages };
     },
   });
 
