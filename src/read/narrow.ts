@@ -356,7 +356,9 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
     conditions.push(term.negated ? sql`NOT ${cond}` : cond);
   }
 
-  if (scope === 'history') conditions.push(receivedSql(viewer.user_id));
+  // The user's history, as the real server's UserMessage rows: what they received, and the
+  // messages they gave flags to without receiving them (its "historical" rows).
+  if (scope === 'history') conditions.push(sql`(${receivedSql(viewer.user_id)} OR EXISTS (SELECT 1 FROM message_flags hf WHERE hf.user_id = ${viewer.user_id} AND hf.message_id = m.id))`);
   else if (scope === 'channels' && channelsScope) conditions.push(channelsScope);
   return { conditions, searchTerms, stream };
 }
