@@ -194,6 +194,8 @@ t.test('POST /messages/flags/narrow', async (t) => {
 
   const middle = await call({ anchor: ids[3], include_anchor: false, num_before: 1, num_after: 1 });
   t.same([middle.status, middle.body.msg], [400, 'The anchor can only be excluded at an end of the range']);
+  const fetchMiddle = await s.api('GET', '/messages', bob, { anchor: ids[3], include_anchor: false, num_before: 1, num_after: 1 });
+  t.same([fetchMiddle.status, fetchMiddle.body.msg], [400, 'The anchor can only be excluded at an end of the range'], 'GET /messages has the same rule');
   const badNarrow = await call({ anchor: ids[3], include_anchor: false, num_before: 1, num_after: 1, narrow: '[[],[]]' });
   t.equal(badNarrow.body.code, 'BAD_NARROW', 'the narrow is checked before the window');
   const empty = await call({ anchor: 'newest', num_before: 0, num_after: 0, narrow: [{ operator: 'topic', operand: 'nothing here' }], op: 'bogus' });

@@ -136,9 +136,12 @@ t.test('anchors and windows', async (t) => {
   t.equal(window.body.found_newest, false);
   t.equal(window.body.anchor, ids[2]);
 
-  const excluded = await s.api('GET', '/messages', bob, { anchor: ids[2], num_before: 1, num_after: 1, include_anchor: false });
-  t.same(excluded.body.messages.map((m: { id: number }) => m.id), [ids[1], ids[3]]);
+  const excluded = await s.api('GET', '/messages', bob, { anchor: ids[2], num_before: 0, num_after: 2, include_anchor: false });
+  t.same(excluded.body.messages.map((m: { id: number }) => m.id), [ids[3], ids[4]]);
   t.equal(excluded.body.found_anchor, false);
+  // As on the real server, the anchor can be left out only at an end of the window.
+  const middle = await s.api('GET', '/messages', bob, { anchor: ids[2], num_before: 1, num_after: 1, include_anchor: false });
+  t.equal(middle.body.msg, 'The anchor can only be excluded at an end of the range');
 
   const oldest = await s.api('GET', '/messages', bob, { anchor: 'oldest', num_before: 0, num_after: 2 });
   t.same(oldest.body.messages.map((m: { id: number }) => m.id), [ids[0], ids[1]]);

@@ -114,6 +114,7 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
     handler: async ({ params, user, realm }) => {
       const window = windowOf({ ...params, anchor: params.anchor === undefined ? undefined : String(params.anchor), narrow: narrowOf(params.narrow) });
       if (window.numBefore + window.numAfter > 5000) throw errors.badRequest('Too many messages requested (maximum 5000).');
+      if (window.numBefore > 0 && window.numAfter > 0 && !window.includeAnchor) throw errors.badRequest('The anchor can only be excluded at an end of the range');
       // The read watermark comes with the window's extras (an unread narrow reads it first).
       const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id };
       const data = await realmRenderData(ctx, realm.id);
