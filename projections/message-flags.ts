@@ -125,7 +125,7 @@ export async function foldFlagChange(trx: Trx, d: FlagsChanged): Promise<void> {
     return;
   }
   const change = bitChangeOf(d);
-  if (!change) return;
+  if (!change || d.message_ids.length === 0) return;
   if (isReadMark(d)) {
     // A long list goes in chunks first; a short one is marked by the compaction's own statement.
     if (d.message_ids.length > 1000) await setBits(trx, d.user_id, d.message_ids, change.set, change.clear);

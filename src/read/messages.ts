@@ -293,17 +293,22 @@ export async function idsMatchingNarrow(db: Db, viewer: NarrowViewer, realm: Rea
 }
 
 /** Unread message ids (up to a cap) of a user, with what unread_msgs groups them by. */
-export async function unreadMessages(db: Db, viewer: NarrowViewer, limit = 50_000) {
+export async function unreadMessages(db: Db, viewer: NarrowViewer, limit = MAX_UNREAD_MESSAGES) {
   const flags = sql`COALESCE((SELECT f.flags FROM message_flags f WHERE f.user_id = ${viewer.user_id} AND f.message_id = m.id), 0)`;
-  const rows = await sql<{ id: number; stream_id: number | null; topic: string; sender_id: number; dm_key: string | null; mentioned: boolean; muted: boolean }>`
+  // A channel wildcard counts for those who received the message (a message marked unread later is not).
+  const rows = await sql<{ id: number; stream_id: number | null; topic: string; sender_id: number; dm_key: string | null; mentioned: boolean; wildcard_mentioned: boolean; muted: boolean }>`
     SELECT m.id, m.stream_id, m.topic, m.sender_id, m.dm_key,
-      ((${flags} & ${FlagBit.MENTIONED | FlagBit.TOPIC_WILDCARD}) <> 0 OR m.stream_wildcard) AS mentioned,
+      (${flags} & ${FlagBit.MENTIONED}) <> 0 AS mentioned,
+      ((${flags} & ${FlagBit.TOPIC_WILDCARD}) <> 0 OR (m.stream_wildcard AND ${receivedSql(viewer.user_id)})) AS wildcard_mentioned,
       ${mutedSql(viewer.user_id)} AS muted
     FROM messages m
-    WHERE m.realm_id = ${viewer.realm_id} AND ${receivedSql(viewer.user_id)} AND ${unreadSql(viewer)}
+    WHERE m.realm_id = ${viewer.realm_id} AND ${unreadSql(viewer)}
     ORDER BY m.id DESC LIMIT ${limit}`.execute(db);
   return rows.rows.reverse();
 }
+
+/** The real server's cap on the unread messages /register lists (the newest ones are kept). */
+export const MAX_UNREAD_MESSAGES = 50_000;
 
 /** Wraps search hits in `<span class="highlight">`, only in text outside HTML tags. */
 export function highlight(html: string, terms: string[], escape = false): string {

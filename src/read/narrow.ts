@@ -133,8 +133,10 @@ export function unreadSql(viewer: NarrowViewer): RawBuilder<unknown> {
   // An uncorrelated subquery runs once, and the range lets the scan start there instead of at id 0.
   const floor = sql`LEAST(${viewer.readThrough}::int8, COALESCE((SELECT min(fu.message_id) - 1 FROM message_flags fu
     WHERE fu.user_id = ${viewer.user_id} AND fu.flags & ${FlagBit.UNREAD} <> 0), ${viewer.readThrough}::int8))`;
-  return sql`(m.id > ${floor} AND ${receivedSql(viewer.user_id)}
-    AND (${flags} & ${FlagBit.UNREAD} <> 0 OR (${flags} & ${FlagBit.READ} = 0 AND m.id > ${viewer.readThrough})))`;
+  // A message marked unread is unread whether or not it was received (the real server's
+  // "historical" row without the read flag): only the others need the reception test.
+  return sql`(m.id > ${floor}
+    AND (${flags} & ${FlagBit.UNREAD} <> 0 OR (${flags} & ${FlagBit.READ} = 0 AND m.id > ${viewer.readThrough} AND ${receivedSql(viewer.user_id)})))`;
 }
 
 /** Topic visibility policy of the viewer for the message's conversation (0 when none). */
@@ -417,7 +419,9 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
   // A term on the viewer's own state of messages (is:starred, is:unread, ...) can only match what they
   // received; is:resolved is a property of the topic.
   if (terms.some((t) => t.operator === 'is' && t.operand !== 'resolved')) wholeHistory = false;
-  if (!wholeHistory) conditions.push(receivedSql(viewer.user_id));
+  // The user's history, as the real server's UserMessage rows: what they received, and the
+  // messages they gave flags to without receiving them (its "historical" rows).
+  if (!wholeHistory) conditions.push(sql`(${receivedSql(viewer.user_id)} OR EXISTS (SELECT 1 FROM message_flags hf WHERE hf.user_id = ${viewer.user_id} AND hf.message_id = m.id))`);
   return { conditions, searchTerms, stream };
 }
 

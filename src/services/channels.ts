@@ -30,6 +30,7 @@ import { apiEmail, getUserByEmailFor, getUserById, type UserRow } from '../read/
 import { realmHost, type RealmRow } from '../read/realm.js';
 import { canJoinStream, type StreamRow } from '../visibility.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
+import { readOnLeaving } from './message-flags.js';
 import { announceNewChannels } from './channel-announcements.js';
 import { defaultStreamGroupsStream, listDefaultStreamGroupRows } from './default-stream-groups.js';
 import { streamVersion } from './stream-version.js';
@@ -322,6 +323,7 @@ export async function unsubscribe(
     const removed: string[] = [];
     const notRemoved: string[] = [];
     for (const target of targets) {
+      const left: number[] = [];
       for (const stream of streams) {
         const sub = await getSubscription(ctx.db, target.id, stream.id);
         if (!sub?.active) {
@@ -334,7 +336,11 @@ export async function unsubscribe(
           events: [{ type: 'UserUnsubscribed', data: { stream_id: stream.id, user_id: target.id } }],
         });
         removed.push(stream.name);
+        left.push(stream.id);
       }
+      // Leaving a channel marks its unread messages read, as on the real server.
+      const read = await readOnLeaving(ctx.db, target, left);
+      if (read) appends.push(read);
     }
     return { appends, result: { removed, not_removed: notRemoved } };
   });

@@ -6,7 +6,6 @@ import {
   checkCanPost,
   decideDeleteMessage,
   decideEditMessage,
-  decideFlags,
   decideReaction,
   decideSendMessage,
   deletion,
@@ -15,8 +14,8 @@ import {
   type MessageState,
   type Sender,
 } from '../domain/messages/decider.js';
-import type { MessageFlagsChanged, MessageSent, MessagesDeleted, MovedReceptions } from '../domain/messages/events.js';
-import { EDITABLE_FLAGS, FlagBit, NON_EDITABLE_FLAGS, isRead } from '../domain/messages/flags.js';
+import type { MessageSent, MessagesDeleted, MovedReceptions } from '../domain/messages/events.js';
+import { FlagBit } from '../domain/messages/flags.js';
 import type { StreamPropertyChanged } from '../domain/channels/events.js';
 import { canonicalStreamName } from '../domain/channels/decider.js';
 import { renderMarkdownAsync, type RenderResult } from '../markdown/index.js';
@@ -492,100 +491,6 @@ export async function react(ctx: ServiceContext, meta: RequestMeta, user: UserRo
   });
 }
 
-/** What clients need to count a message as unread again (update_message_flags remove read). */
-async function messageDetails(db: Db, viewer: NarrowViewer, rows: MessageRow[]): Promise<Record<string, Record<string, unknown>>> {
-  const out: Record<string, Record<string, unknown>> = {};
-  const state = await userMessageState(db, viewer.user_id, rows);
-  const muted = rows.length === 0 ? new Set<number>() : new Set((await sql<{ id: number }>`
-    SELECT m.id FROM messages m WHERE m.id IN (${sql.join(rows.map((r) => r.id))}) AND ${mutedSql(viewer.user_id)}`.execute(db)).rows.map((r) => r.id));
-  for (const r of rows) {
-    const bits = state.bits.get(r.id) ?? 0;
-    const mentioned = (bits & (FlagBit.MENTIONED | FlagBit.TOPIC_WILDCARD)) !== 0 || r.stream_wildcard;
-    const d: Record<string, unknown> = r.stream_id === null
-      ? { type: 'private', user_ids: (r.dm_key ?? '').split(',').map(Number).filter((id) => id !== viewer.user_id) }
-      : { type: 'stream', stream_id: r.stream_id, topic: r.topic, unmuted_stream_msg: !muted.has(r.id) };
-    if (mentioned) d.mentioned = true;
-    out[String(r.id)] = d;
-  }
-  return out;
-}
-
-/** Applies a flag change to the messages among `ids` the user may see; returns the ids that changed. */
-export async function changeFlags(
-  ctx: ServiceContext,
-  meta: RequestMeta,
-  user: UserRow,
-  op: string,
-  flag: string,
-  ids: number[],
-  options: { readThrough?: number } = {},
-): Promise<number[]> {
-  if (op !== 'add' && op !== 'remove') throw errors.badRequest(`Invalid message flag operation: '${op}'`);
-  if (NON_EDITABLE_FLAGS.includes(flag)) throw errors.badRequest(`Flag not editable: '${flag}'`);
-  if (!(EDITABLE_FLAGS as readonly string[]).includes(flag)) throw errors.badRequest(`Invalid flag: '${flag}'`);
-  const viewer = await narrowViewer(ctx.db, user);
-  const rows = await getMessageRows(ctx.db, [...new Set(ids)]);
-  const state = await userMessageState(ctx.db, user.id, rows);
-  const visible: MessageRow[] = [];
-  for (const r of rows) {
-    if (state.received.has(r.id) || (await messageAccessibleTo(ctx.db, viewer, r))) visible.push(r);
-  }
-  if (rows.length < new Set(ids).size || visible.length < rows.length) {
-    if (flag !== 'read' || op !== 'add' || options.readThrough === undefined) throw invalidMessage();
-  }
-  const changed = visible.filter((r) => {
-    const bits = state.bits.get(r.id) ?? 0;
-    if (flag === 'read') {
-      const read = isRead({ bits, received: state.received.has(r.id), messageId: r.id, readThrough: viewer.readThrough, userId: user.id, senderId: r.sender_id });
-      return op === 'add' ? !read : read;
-    }
-    const bit = flag === 'starred' ? FlagBit.STARRED : FlagBit.COLLAPSED;
-    return op === 'add' ? (bits & bit) === 0 : (bits & bit) !== 0;
-  });
-  const ids2 = changed.map((r) => r.id).sort((a, b) => a - b);
-  const details = flag === 'read' && op === 'remove' ? await messageDetails(ctx.db, viewer, changed) : null;
-  const events: MessageFlagsChanged[] = decideFlags({
-    user_id: user.id,
-    op,
-    flag,
-    message_ids: ids2,
-    all: false,
-    read_through: options.readThrough ?? null,
-    message_details: details,
-  });
-  if (events.length > 0 && ids2.length === 0 && options.readThrough !== undefined && options.readThrough <= viewer.readThrough) return [];
-  await ctx.commands.run(metadataOf(meta), async () => ({
-    appends: [{ streamId: flagsStream(user.id), expectedVersion: undefined, events }],
-    result: undefined,
-  }));
-  return ids2;
-}
-
-/** Unread message ids of the user within extra SQL conditions (a channel, a topic). */
-async function unreadIds(db: Db, viewer: NarrowViewer, realm: RealmRow, narrow: unknown[]): Promise<number[]> {
-  const built = await buildNarrow(db, viewer, realmHost(realm), parseNarrow(narrow));
-  const rows = await sql<{ id: number }>`
-    SELECT m.id FROM messages m WHERE ${sql.join(built.conditions, sql` AND `)} AND ${unreadSql(viewer)} ORDER BY m.id`.execute(db);
-  return rows.rows.map((r) => r.id);
-}
-
-/** POST /mark_all_as_read: moves the read watermark to the newest message. */
-export async function markAllAsRead(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow): Promise<void> {
-  const viewer = await narrowViewer(ctx.db, user);
-  const ids = await unreadIds(ctx.db, viewer, realm, []);
-  const max = await ctx.db.selectFrom('messages').select((eb) => eb.fn.max('id').as('m')).executeTakeFirst();
-  const readThrough = Math.max(Number(max?.m ?? 0), viewer.readThrough);
-  if (ids.length === 0 && readThrough === viewer.readThrough) return;
-  await ctx.commands.run(metadataOf(meta), async () => ({
-    appends: [{
-      streamId: flagsStream(user.id),
-      expectedVersion: undefined,
-      events: [{ type: 'MessageFlagsChanged', data: { user_id: user.id, op: 'add', flag: 'read', message_ids: ids, all: false, read_through: readThrough, message_details: null } }],
-    }],
-    result: undefined,
-  }));
-}
-
 export async function requireStreamForUser(db: Db, user: UserRow, streamId: number): Promise<StreamRow> {
   if (!isDbInt(streamId)) throw errors.badRequest('Invalid channel ID');
   const stream = await db.selectFrom('streams').selectAll().where('id', '=', streamId).executeTakeFirst();
@@ -595,42 +500,6 @@ export async function requireStreamForUser(db: Db, user: UserRow, streamId: numb
     throw errors.badRequest('Invalid channel ID');
   }
   return stream;
-}
-
-/** POST /mark_stream_as_read and /mark_topic_as_read. */
-export async function markConversationAsRead(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, streamId: number, topic?: string): Promise<void> {
-  await requireStreamForUser(ctx.db, user, streamId);
-  const viewer = await narrowViewer(ctx.db, user);
-  const narrow: unknown[] = [{ operator: 'channel', operand: streamId }];
-  if (topic !== undefined) narrow.push({ operator: 'topic', operand: topic });
-  const ids = await unreadIds(ctx.db, viewer, realm, narrow);
-  if (ids.length === 0) return;
-  await changeFlags(ctx, meta, user, 'add', 'read', ids);
-}
-
-/** POST /messages/flags/narrow. */
-export async function changeFlagsForNarrow(
-  ctx: ServiceContext,
-  meta: RequestMeta,
-  user: UserRow,
-  realm: RealmRow,
-  op: string,
-  flag: string,
-  window: FetchParams,
-): Promise<Record<string, unknown>> {
-  const capped = { ...window, numBefore: Math.min(window.numBefore, 5000), numAfter: Math.min(window.numAfter, 5000) };
-  const viewer = await narrowViewer(ctx.db, user);
-  const found = await fetchMessages(ctx.db, viewer, realm, capped);
-  const ids = found.rows.map((r) => r.id);
-  const changed = ids.length === 0 ? [] : await changeFlags(ctx, meta, user, op, flag, ids);
-  return {
-    processed_count: ids.length,
-    updated_count: changed.length,
-    first_processed_id: ids[0] ?? null,
-    last_processed_id: ids[ids.length - 1] ?? null,
-    found_oldest: found.foundOldest,
-    found_newest: found.foundNewest,
-  };
 }
 
 /** Tunables of topic deletion (tests shorten the budget). */

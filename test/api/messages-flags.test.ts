@@ -87,7 +87,7 @@ t.test('bad input is a 4xx, never a 500', async (t) => {
     ['POST', '/messages', { type: 'private', to: `[${huge}]`, content: 'x' }],
     ['POST', '/messages', { type: 'private', to: '[{"a":1}]', content: 'x' }],
     ['POST', '/messages', { type: 'stream', to: '[1,2]', topic: 't', content: 'x' }],
-    ['POST', '/messages/flags', { messages: `[${huge}]`, op: 'add', flag: 'read' }],
+    ['POST', '/messages/flags', { messages: `[${huge}]`, op: 'add', flag: 'starred' }],
     ['POST', '/messages/flags', { messages: 'nope', op: 'add', flag: 'read' }],
     ['POST', `/messages/${m}/reactions`, { emoji_name: 'smile', reaction_type: 'weird' }],
     ['POST', '/mark_stream_as_read', { stream_id: huge }],

@@ -45,16 +45,16 @@ t.test('runs of flag changes fold in bulk exactly as one by one', async (t) => {
     () => flags(alice, 'add', 'read', ids.slice(0, 5)),
     () => flags(alice, 'remove', 'starred', ids.slice(11, 12)),
   ];
-  const answers: Array<{ messages?: number[] }> = [];
   for (const request of requests) {
     const r = await request();
     t.equal(r.status, 200, JSON.stringify(r.body));
-    answers.push(r.body);
   }
   t.ok(await s.platform.waitForProjections((await s.platform.store.head()).position, 30_000), 'the live fold reaches the requests');
   const carolsWatermark = await s.platform.db.selectFrom('message_read_state').select('read_through').where('user_id', '=', carol.id).executeTakeFirstOrThrow();
-  // Marking everything read changed the messages she had not read nor sent; the watermark went to the last.
-  t.equal(Number(carolsWatermark.read_through), Math.max(...answers[6]!.messages!), "Carol's read state compacted up to the last message she marked");
+  // Marking everything read changed the messages she had not read nor sent (she sent every third
+  // channel message and the group DM); the watermark went to the last of them.
+  const carolsUnread = carolsAll.filter((_, i) => i < 24 && i % 3 !== 2);
+  t.equal(Number(carolsWatermark.read_through), Math.max(...carolsUnread), "Carol's read state compacted up to the last message she marked");
 
   // Straight into the log: changes the API would leave out (starring a starred message, unreading
   // an unread one, a repeated id, a flag that is not stored, watermarks up and down), many per user.

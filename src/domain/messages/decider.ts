@@ -289,7 +289,12 @@ export function decideReaction(command: ReactionCommand, existing: boolean): Arr
   return [{ type: 'ReactionRemoved', data }];
 }
 
-export function decideFlags(data: MessageFlagsChanged['data']): MessageFlagsChanged[] {
-  if (data.message_ids.length === 0 && data.read_through === null) return [];
+/**
+ * A flag change. By default one that changes nothing is no event (marking a channel or a muted
+ * user's messages read); POST /messages/flags announces it anyway (`announceEmpty`), as the real
+ * server sends its update_message_flags event whatever changed.
+ */
+export function decideFlags(data: MessageFlagsChanged['data'], options: { announceEmpty?: boolean } = {}): MessageFlagsChanged[] {
+  if (data.message_ids.length === 0 && data.read_through === null && !options.announceEmpty) return [];
   return [{ type: 'MessageFlagsChanged', data }];
 }

@@ -11,10 +11,21 @@ export const FlagBit = {
   TOPIC_WILDCARD: 64,
 } as const;
 
-/** Flags a client may change with POST /messages/flags. */
+/**
+ * The flags the real server keeps per user and message and names in its API (its UserMessage
+ * flags less the internal ones); any other name is an invalid flag. `wildcard_mentioned` is only
+ * reported, never stored, so it is not among them.
+ */
+export const STORED_FLAGS = [
+  'read', 'starred', 'collapsed', 'mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'group_mentioned',
+  'force_expand', 'force_collapse', 'has_alert_word', 'historical',
+] as const;
+/** Flags the server manages (or no longer uses); asking to change them is an error. */
+export const NON_EDITABLE_FLAGS: readonly string[] = [
+  'has_alert_word', 'mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'group_mentioned', 'historical', 'force_expand', 'force_collapse',
+];
+/** Flags a client may change with POST /messages/flags: the stored ones not managed by the server. */
 export const EDITABLE_FLAGS = ['read', 'starred', 'collapsed'] as const;
-/** Flags the server manages; asking to change them is an error. */
-export const NON_EDITABLE_FLAGS = ['mentioned', 'stream_wildcard_mentioned', 'topic_wildcard_mentioned', 'wildcard_mentioned', 'has_alert_word', 'historical'];
 
 export interface FlagInputs {
   userId: number;

@@ -6,7 +6,7 @@ import { registerTranslator } from '../translators.js';
 import { registerSection } from '../sections.js';
 import { apiEmail, type UserRow } from '../../read/users.js';
 import { realmHost, type RealmRow } from '../../read/realm.js';
-import { maxReceivedMessageId, messageObject, readThroughOf, unreadMessages } from '../../read/messages.js';
+import { MAX_UNREAD_MESSAGES, maxReceivedMessageId, messageObject, readThroughOf, unreadMessages } from '../../read/messages.js';
 import { receivedSql } from '../../read/narrow.js';
 import { renderTopicLinks, type Linkifier } from '../../markdown/index.js';
 import { messageReceiversJsonSql, streamHistoryIsProtected } from '../../visibility.js';
@@ -353,11 +353,11 @@ registerTranslator('ReactionRemoved', (event, db) => reactionEvent('remove', eve
 
 registerTranslator('MessageFlagsChanged', async (event): Promise<PreparedEvent | null> => {
   const d = event.data as DataOf<'MessageFlagsChanged'>;
-  if (d.message_ids.length === 0 && !d.all) return null;
   return {
     audience: new Set([d.user_id]),
     forUser: () => {
-      const out: ClientEvent = { type: 'update_message_flags', op: d.op, operation: d.op, flag: d.flag, messages: d.message_ids, all: d.all };
+      // Marking everything read lists no messages: clients reload their unread state.
+      const out: ClientEvent = { type: 'update_message_flags', op: d.op, operation: d.op, flag: d.flag, messages: d.all ? [] : d.message_ids, all: d.all };
       if (d.op === 'remove' && d.flag === 'read') out.message_details = d.message_details ?? {};
       return [out];
     },
@@ -368,6 +368,12 @@ registerTranslator('MessageFlagsChanged', async (event): Promise<PreparedEvent |
 
 registerSection('message', async ({ trx, user }) => ({ max_message_id: await maxReceivedMessageId(trx as Db, user) }));
 
+/**
+ * unread_msgs as the real server aggregates it: conversations sorted (direct messages by the other
+ * user, channels by id then topic, groups by their id list), `count` leaving out muted
+ * conversations, `mentions` with every personal mention but wildcard ones only outside muted
+ * conversations, and `old_unreads_missing` when the cap cut the list.
+ */
 registerSection('update_message_flags', async ({ trx, user, wanted }) => {
   if (wanted && !wanted.has('message')) return {};
   const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id, readThrough: await readThroughOf(trx as Db, user.id) };
@@ -378,6 +384,7 @@ registerSection('update_message_flags', async ({ trx, user, wanted }) => {
   const mentions: number[] = [];
   let count = 0;
   for (const r of rows) {
+    const muted = r.stream_id !== null && r.muted;
     if (r.stream_id === null) {
       const ids = (r.dm_key ?? '').split(',').map(Number);
       const others = ids.filter((id) => id !== user.id);
@@ -385,24 +392,24 @@ registerSection('update_message_flags', async ({ trx, user, wanted }) => {
         const other = others[0] ?? user.id;
         pms.set(other, [...(pms.get(other) ?? []), r.id]);
       } else huddles.set(r.dm_key!, [...(huddles.get(r.dm_key!) ?? []), r.id]);
-      count += 1;
     } else {
       const key = `${r.stream_id}\u0000${r.topic}`;
       const entry = streams.get(key) ?? { stream_id: r.stream_id, topic: r.topic, unread_message_ids: [] };
       entry.unread_message_ids.push(r.id);
       streams.set(key, entry);
-      if (!r.muted) count += 1;
     }
-    if (r.mentioned && !(r.stream_id !== null && r.muted)) mentions.push(r.id);
+    if (!muted) count += 1;
+    if (r.mentioned || (r.wildcard_mentioned && !muted)) mentions.push(r.id);
   }
+  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return {
     unread_msgs: {
-      pms: [...pms].map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
-      streams: [...streams.values()],
-      huddles: [...huddles].map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
+      pms: [...pms].sort(([a], [b]) => a - b).map(([other, ids]) => ({ other_user_id: other, sender_id: other, unread_message_ids: ids })),
+      streams: [...streams.values()].sort((a, b) => a.stream_id - b.stream_id || byText(a.topic, b.topic)),
+      huddles: [...huddles].sort(([a], [b]) => byText(a, b)).map(([key, ids]) => ({ user_ids_string: key, unread_message_ids: ids })),
       mentions,
       count,
-      old_unreads_missing: false,
+      old_unreads_missing: rows.length === MAX_UNREAD_MESSAGES,
     },
   };
 });

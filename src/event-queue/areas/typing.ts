@@ -1,7 +1,7 @@
 import type { TypingData } from '../../domain/typing/events.js';
 import { realmHost } from '../../read/realm.js';
 import { apiEmail, type UserRow } from '../../read/users.js';
-import { subscriberIds } from '../../visibility.js';
+import type { Db } from '../../db/database.js';
 import { registerTranslator } from '../translators.js';
 import type { ClientEvent, Recipient } from '../types.js';
 
@@ -13,6 +13,21 @@ export const TYPING_EXPIRY_MS = 15_000;
  * is fresh: a client polling long after must not show someone as typing. Freshness is judged when
  * the event is handed out (forUser), since a prepared event is cached and reused.
  */
+/** The real server's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS: counted over active users' subscriptions. */
+export const MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS = 100;
+
+async function activeSubscriberIds(db: Db, streamId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('subscriptions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select('s.user_id')
+    .where('s.stream_id', '=', streamId)
+    .where('s.active', '=', true)
+    .where('u.is_active', '=', true)
+    .execute();
+  return rows.map((r) => r.user_id);
+}
+
 const fresh = (time: string) => Date.now() - Date.parse(time) <= TYPING_EXPIRY_MS;
 const receivesTyping = (r: Recipient) => (r.user.settings as Record<string, unknown>).receives_typing_notifications !== false;
 
@@ -25,7 +40,9 @@ for (const type of ['TypingStarted', 'TypingStopped'] as const) {
     if (d.message_type === 'stream') {
       const sender = await db.selectFrom('users').selectAll().where('id', '=', d.sender_id).executeTakeFirst();
       if (!sender || d.stream_id === null) return null;
-      const subscribers = await subscriberIds(db, d.stream_id);
+      const subscribers = await activeSubscriberIds(db, d.stream_id);
+      // As on the real server, a channel this large gets no typing notifications at all.
+      if (subscribers.length > MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS) return null;
       return {
         audience: new Set(subscribers),
         forUser: (r): ClientEvent[] => {

@@ -14,18 +14,15 @@ import {
   type FetchParams,
 } from '../../read/messages.js';
 import {
-  changeFlags,
-  changeFlagsForNarrow,
   deleteMessage,
   deleteTopic,
   editMessage,
-  markAllAsRead,
-  markConversationAsRead,
   messageHistory,
   react,
   requireVisibleMessage,
   sendMessage,
 } from '../../services/messages.js';
+import { changeFlags, changeFlagsForNarrow, markAllAsRead, markConversationAsRead } from '../../services/message-flags.js';
 import { realmRenderData, senderRenderContext } from '../../services/render-context.js';
 import { withTopicLinkTargets } from '../../services/topic-link-targets.js';
 import { cachedUserRows } from '../../read/user-rows-cache.js';
@@ -129,6 +126,7 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
     handler: async ({ params, user, realm }) => {
       const window = windowOf(params);
       if (window.numBefore + window.numAfter > 5000) throw errors.badRequest('Too many messages requested (maximum 5000).');
+      if (window.numBefore > 0 && window.numAfter > 0 && !window.includeAnchor) throw errors.badRequest('The anchor can only be excluded at an end of the range');
       // The read watermark comes with the window's extras (an unread narrow reads it first).
       const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id };
       const data = await realmRenderData(ctx, realm.id);
@@ -201,8 +199,9 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
       required: ['messages', 'op', 'flag'],
     },
     handler: async ({ params, user, meta }) => {
-      const changed = await changeFlags(ctx, meta, user, params.op, params.flag, params.messages);
-      return { messages: changed };
+      await changeFlags(ctx, meta, user, params.op, params.flag, params.messages);
+      // The real server answers with the ids as asked (kept for older clients), whatever changed.
+      return { messages: params.messages };
     },
   });
 

@@ -90,6 +90,11 @@ registerApplier('update_message_flags', (state, event, ctx) => {
     state.starred_messages = [...set].sort((a, b) => a - b);
   }
   if (event.flag !== 'read' || !state.unread_msgs) return;
+  // Marking everything read lists no messages: a client empties its unread state.
+  if (event.all) {
+    state.unread_msgs = { pms: [], streams: [], huddles: [], mentions: [], count: 0, old_unreads_missing: false };
+    return;
+  }
   if (event.op === 'add') {
     removeUnread(state.unread_msgs, ids);
     return;
