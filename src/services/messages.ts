@@ -11,6 +11,8 @@ import {
   decideSendMessage,
   deletion,
   normalizeContent,
+  normalizeEditedContent,
+  requestedTopic,
   normalizeTopic,
   type MessageState,
   type Sender,
@@ -25,7 +27,7 @@ import { buildNarrow, messageModifiableBy, messageVisibleTo, mutedSql, parseNarr
 import { getMessageRow, getMessageRows, narrowViewer, readThroughOf, userMessageState, fetchMessages, type FetchParams, type MessageRow } from '../read/messages.js';
 import { apiEmail, getUserByEmailFor, type UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
-import { canReadStreamContent, isSubscribed, streamHistoryIsProtected, subscriberIds, type StreamRow } from '../visibility.js';
+import { canReadStreamContent, isSubscribed, messageReceiverIds, streamHistoryIsProtected, subscriberIds, type StreamRow } from '../visibility.js';
 import { DEFAULT_REALM_PROPERTIES } from '../domain/realm/defaults.js';
 import { alertedUsers, realmRenderData, senderRenderContext } from './render-context.js';
 import { withTopicLinkTargets } from './topic-link-targets.js';
@@ -341,27 +343,31 @@ export interface EditParams {
 /** PATCH /messages/{message_id}. */
 export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, messageId: number, params: EditParams): Promise<void> {
   const props = realm.properties as Record<string, unknown>;
-  if (params.content === undefined && params.topic === undefined && params.stream_id === undefined) throw errors.badRequest('Nothing to change');
   // Rendered once, even when a version conflict runs the decision again (a large render may take a while).
   let rendering: Promise<RenderResult> | undefined;
   await ctx.commands.run(metadataOf(meta), async () => {
-    const row = await requireVisibleMessage(ctx.db, user, messageId);
+    const row = await getMessageRow(ctx.db, messageId);
+    // Changing a message needs access now (a former subscriber keeps reading what they received, not editing it).
+    if (!row || !(await messageModifiableBy(ctx.db, { user_id: user.id, role: user.role, realm_id: user.realm_id }, row))) throw invalidMessage();
     const state = stateOf(row);
     let content = null;
     if (params.content !== undefined) {
-      const text = normalizeContent(params.content);
+      const text = normalizeEditedContent(params.content);
       const data = await realmRenderData(ctx, realm.id);
       rendering ??= withTopicLinkTargets(ctx.db, senderRenderContext(data.context, user), user, text).then((context) => renderMarkdownAsync(text, context));
       const rendered = await rendering;
       const receivers = new Set(row.stream_id !== null ? [...(await subscriberIds(ctx.db, row.stream_id)), row.sender_id] : state.dm_user_ids);
       const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receivers.has(id)));
       for (const g of rendered.mentionedGroupIds) for (const id of data.groupMembers.get(g) ?? []) if (receivers.has(id)) mentioned.add(id);
-      const prev = await ctx.db
+      const flagged = await ctx.db
         .selectFrom('message_flags')
-        .select('user_id')
+        .select(['user_id', 'flags'])
         .where('message_id', '=', messageId)
-        .where(sql<boolean>`flags & ${FlagBit.MENTIONED} <> 0`)
+        .where(sql<boolean>`flags & ${FlagBit.MENTIONED | FlagBit.HAS_ALERT_WORD} <> 0`)
         .execute();
+      const withBit = (bit: number) => flagged.filter((f) => (f.flags & bit) !== 0).map((f) => f.user_id).sort((a, b) => a - b);
+      // Alert words: everyone who has the message (those who received it, and the channel's subscribers now).
+      const holders = row.stream_id !== null ? new Set([...receivers, ...(await messageReceiverIds(ctx.db, row.stream_id, messageId))]) : receivers;
       content = {
         content: text,
         rendered_content: rendered.html,
@@ -370,29 +376,40 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
         has_image: rendered.hasImage,
         has_attachment: rendered.hasAttachment,
         mentioned_user_ids: [...mentioned].sort((a, b) => a - b),
-        prev_mentioned_user_ids: prev.map((p) => p.user_id).sort((a, b) => a - b),
+        prev_mentioned_user_ids: withBit(FlagBit.MENTIONED),
         stream_wildcard: rendered.streamWildcard,
         topic_wildcard: rendered.topicWildcard,
         topic_wildcard_user_ids: rendered.topicWildcard && row.stream_id !== null
           ? await topicParticipants(ctx.db, row.stream_id, row.topic, row.sender_id, receivers)
           : [],
+        alerted_user_ids: alertedUsers(data.alertWords, holders, text).sort((a, b) => a - b),
+        prev_alerted_user_ids: withBit(FlagBit.HAS_ALERT_WORD),
         attachment_paths: await claimableUploadPaths(ctx.db, user, rendered.linkedUploadPaths),
       };
     }
-    const newTopic = params.topic !== undefined ? normalizeTopic(params.topic, props.mandatory_topics === true) : null;
+    const moving = requestedTopic(params.topic ?? null, row.topic) !== null;
     let newStreamId: number | null = null;
-    if (params.stream_id !== undefined && params.stream_id !== row.stream_id) {
+    let targetRefusal: ApiError | null = null;
+    if (params.stream_id !== undefined && row.stream_id !== null && params.stream_id !== row.stream_id) {
+      newStreamId = params.stream_id;
       const target = await findStream(ctx.db, realm.id, params.stream_id);
-      if (!target) throw errors.badRequest('Invalid channel ID');
-      const subscribed = await isSubscribed(ctx.db, user.id, target.id);
-      if (target.invite_only && !subscribed && !isAdminRole(user.role)) throw errors.badRequest('Invalid channel ID');
-      checkCanPost(senderOf(user), { ...target, stream_id: target.id }, subscribed || (!target.invite_only && isAdminRole(user.role)));
-      newStreamId = target.id;
+      const subscribed = target ? await isSubscribed(ctx.db, user.id, target.id) : false;
+      if (!target || (target.invite_only && !subscribed && !isAdminRole(user.role))) targetRefusal = errors.badRequest('Invalid channel ID');
+      else {
+        try {
+          checkCanPost(senderOf(user), { ...target, stream_id: target.id }, subscribed || (!target.invite_only && isAdminRole(user.role)));
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          targetRefusal = error;
+        }
+      }
+    } else if (params.stream_id !== undefined && row.stream_id === null) {
+      newStreamId = params.stream_id;
     }
     const mode = params.propagate_mode ?? 'change_one';
     let movedIds = [messageId];
     let movedDates = [Number(row.date_sent)];
-    if ((newTopic !== null || newStreamId !== null) && row.stream_id !== null && mode !== 'change_one') {
+    if ((moving || newStreamId !== null) && row.stream_id !== null && mode !== 'change_one') {
       // In a channel with protected history, only what the actor received moves (as on the real server).
       const from = await ctx.db.selectFrom('streams').selectAll().where('id', '=', row.stream_id).executeTakeFirst();
       const rows = (await sql<{ id: number; date_sent: number }>`
@@ -407,14 +424,16 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     }
     // The audience of a second move's events includes what an earlier move wrote for these
     // messages, which the fold of this one replaces: carried in the event (see MessageEdited).
-    const priorMovedReceptions = newStreamId !== null && row.stream_id !== null ? await movedReceptionsOf(ctx.db, movedIds) : undefined;
+    const priorMovedReceptions = newStreamId !== null && targetRefusal === null && row.stream_id !== null ? await movedReceptionsOf(ctx.db, movedIds) : undefined;
     const events = decideEditMessage({
-      actor: senderOf(user),
+      actor: { ...senderOf(user), is_full_member: isFullMember(user, realm, meta.now) },
       now: nowSeconds(meta),
       content,
-      new_topic: newTopic,
+      new_topic: params.topic ?? null,
       new_stream_id: newStreamId,
+      target_refusal: targetRefusal,
       propagate_mode: mode,
+      is_widget: params.content !== undefined && (await hasSubmessages(ctx.db, messageId)),
       moved_ids: movedIds,
       moved_dates: movedDates,
       prior_moved_receptions: priorMovedReceptions,
@@ -429,6 +448,18 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     }, state);
     return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: undefined };
   });
+}
+
+/** Whether a message carries a widget (the real server: it has submessages). */
+async function hasSubmessages(db: Db, messageId: number): Promise<boolean> {
+  return (await db.selectFrom('submessages').select('id').where('message_id', '=', messageId).limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** A member past the organization's waiting period (waiting_period_threshold days since joining). */
+function isFullMember(user: UserRow, realm: RealmRow, now: Date): boolean {
+  const waitingDays = Number((realm.properties as Record<string, unknown>).waiting_period_threshold ?? 0);
+  const joined = Date.parse(user.date_joined);
+  return Number.isNaN(joined) || (now.getTime() - joined) / 86_400_000 >= waitingDays;
 }
 
 /** GET /messages/{message_id}/history: the versions of a message, oldest first. */

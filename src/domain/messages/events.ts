@@ -76,6 +76,13 @@ export type MessageEdited = Event<'MessageEdited', {
   topic_wildcard: boolean | null;
   /** content change: receivers the new content's topic wildcard mention flags (see MessageSent) */
   topic_wildcard_user_ids?: number[] | null;
+  /**
+   * content change: receivers with one of their alert words in the new content, and those whose
+   * has_alert_word flag was set before (the fold sets and clears the flag by the difference);
+   * absent in events written before these fields existed (the flag is left alone then)
+   */
+  alerted_user_ids?: number[];
+  prev_alerted_user_ids?: number[];
   /** uploads the new content links to; null when the content did not change */
   attachment_paths: string[] | null;
   /** move (null: unchanged) */
