@@ -38,6 +38,7 @@ import { findChannelForSending } from './channel-for-sending.js';
 import { isAdminRole } from '../domain/roles.js';
 import { deletedMessageGraceDays, shredMessages } from './forgetting.js';
 import { isDbInt } from '../domain/ids.js';
+import { sendMoveNotices, type MoveOutcome } from './move-notifications.js';
 
 export const messageStream = (id: number) => `message-${id}`;
 export const flagsStream = (userId: number) => `message-flags-${userId}`;
@@ -58,6 +59,8 @@ export interface SendParams {
   read_by_sender?: boolean;
   /** JSON text of a bot's widget (the real server accepts zforms only) */
   widget_content?: string;
+  /** internal sends only: other receivers for whom it arrives read (the mover, for a notice of a move) */
+  read_for_user_ids?: number[];
 }
 
 const streamMissing = (to: string | number) =>
@@ -191,7 +194,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     // Addressed by ID, a private channel the sender may not see is answered as missing: the error
     // would otherwise tell an outsider its name.
     if (typeof target === 'number' && stream.invite_only && !subscribed && !isAdminRole(user.role) && !user.is_system_bot) throw streamMissing(target);
-    checkCanPost(senderOf(user), { ...stream, stream_id: stream.id }, subscribed);
+    checkCanPost({ ...senderOf(user), is_full_member: isFullMember(user, realm, meta.now) }, { ...stream, stream_id: stream.id }, subscribed);
     topic = normalizeTopic(params.topic, props.mandatory_topics === true);
     streamId = stream.id;
     receivers = [...new Set([...stream.subscriber_ids, user.id])];
@@ -262,6 +265,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     alerted_user_ids: alerted,
     muter_user_ids: muters,
     read_by_sender: params.read_by_sender ?? true,
+    ...(params.read_for_user_ids ? { read_for_user_ids: params.read_for_user_ids.filter((id) => receiverSet.has(id)) } : {}),
     attachment_paths: await claimableUploadPaths(ctx.db, user, rendered.linkedUploadPaths),
     sender_queue_id: params.queue_id ?? null,
     local_id: params.local_id ?? null,
@@ -338,6 +342,9 @@ export interface EditParams {
   topic?: string;
   stream_id?: number;
   propagate_mode?: 'change_one' | 'change_later' | 'change_all';
+  /** Notification Bot's breadcrumb in the old topic (default false) and the new one (default true) */
+  send_notification_to_old_thread?: boolean;
+  send_notification_to_new_thread?: boolean;
 }
 
 /** PATCH /messages/{message_id}. */
@@ -345,7 +352,7 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
   const props = realm.properties as Record<string, unknown>;
   // Rendered once, even when a version conflict runs the decision again (a large render may take a while).
   let rendering: Promise<RenderResult> | undefined;
-  await ctx.commands.run(metadataOf(meta), async () => {
+  const { result: move } = await ctx.commands.run(metadataOf(meta), async () => {
     const row = await getMessageRow(ctx.db, messageId);
     // Changing a message needs access now (a former subscriber keeps reading what they received, not editing it).
     if (!row || !(await messageModifiableBy(ctx.db, { user_id: user.id, role: user.role, realm_id: user.realm_id }, row))) throw invalidMessage();
@@ -394,10 +401,13 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
       newStreamId = params.stream_id;
       const target = await findStream(ctx.db, realm.id, params.stream_id);
       const subscribed = target ? await isSubscribed(ctx.db, user.id, target.id) : false;
-      if (!target || (target.invite_only && !subscribed && !isAdminRole(user.role))) targetRefusal = errors.badRequest('Invalid channel ID');
-      else {
+      // Access as to read the target (an administrator too needs a subscription to a private
+      // one), then its posting policy; a subscription is not needed to move into a public one.
+      if (!target || !canReadStreamContent({ user_id: user.id, role: user.role, realm_id: user.realm_id }, target, subscribed)) {
+        targetRefusal = errors.badRequest('Invalid channel ID');
+      } else {
         try {
-          checkCanPost(senderOf(user), { ...target, stream_id: target.id }, subscribed || (!target.invite_only && isAdminRole(user.role)));
+          checkCanPost({ ...senderOf(user), is_full_member: isFullMember(user, realm, meta.now) }, { ...target, stream_id: target.id }, true);
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
           targetRefusal = error;
@@ -446,8 +456,25 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
         move_messages_between_streams_limit_seconds: limitOf(props, 'move_messages_between_streams_limit_seconds'),
       },
     }, state);
-    return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: undefined };
+    const edited = events[0]!.data;
+    const outcome: MoveOutcome | null = edited.stream_id !== null && (edited.new_topic !== null || edited.new_stream_id !== null) ? {
+      fromStreamId: edited.stream_id,
+      fromTopic: edited.orig_topic,
+      toStreamId: edited.new_stream_id ?? edited.stream_id,
+      toTopic: edited.new_topic ?? edited.orig_topic,
+      requestedTopic: requestedTopic(params.topic ?? null, row.topic),
+      movedIds: edited.message_ids,
+      propagateMode: edited.propagate_mode,
+      contentChanged: edited.content !== null,
+    } : null;
+    return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: outcome };
   });
+  if (move) {
+    await sendMoveNotices(ctx, meta, user, realm, move, {
+      oldThread: params.send_notification_to_old_thread ?? false,
+      newThread: params.send_notification_to_new_thread ?? true,
+    });
+  }
 }
 
 /** Whether a message carries a widget (the real server: it has submessages). */

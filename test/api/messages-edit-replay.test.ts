@@ -196,3 +196,72 @@ t.test('a content edit sets and clears has_alert_word', async (t) => {
   await s.api('PATCH', `/messages/${m}`, alice, { topic: 'zebra crossing' });
   t.notOk((await flagsOf(bob)).includes('has_alert_word'), 'a topic is not content');
 });
+
+t.test("Notification Bot's notices of moves", async (t) => {
+  // A second server: only a full organization has Notification Bot.
+  const s = await startTestServer(t, {}, { organization: 'full' });
+  const realmUrl = (await s.api('GET', '/server_settings', null)).body.realm_url as string;
+  const iago = await s.user(Role.ADMINISTRATOR, 'Iago');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const mover = `@_**Iago|${iago.id}**`;
+  let n = 0;
+  const prepare = async () => {
+    n += 1;
+    const from = `old ${n}`;
+    const to = `new ${n}`;
+    const toId = await createChannel(s, iago, to, [bob]);
+    await createChannel(s, iago, from, [bob]);
+    const ids = [];
+    for (const content of ['First', 'Second', 'third']) ids.push(await sendStream(s, iago, from, 'test', content));
+    return { from, to, toId, ids };
+  };
+  const topic = async (stream: string, name: string, as = iago) => (await s.api('GET', '/messages', as, {
+    anchor: 'newest', num_before: 50, num_after: 0, apply_markdown: false,
+    narrow: [{ operator: 'channel', operand: stream }, { operator: 'topic', operand: name }],
+  })).body.messages as Array<{ id: number; content: string; sender_full_name: string; flags: string[] }>;
+  const contents = async (stream: string, name: string) => (await topic(stream, name)).map((m) => m.content);
+
+  await t.test('one message to another channel, both notices', async (t) => {
+    const { from, to, toId, ids } = await prepare();
+    t.same(await patch(s, iago, ids[1]!, { stream_id: toId, propagate_mode: 'change_one', send_notification_to_old_thread: true }), ok);
+    t.same(await contents(from, 'test'), ['First', 'third', `A message was moved from this topic to #**${to}>test** by ${mover}.`]);
+    const link = `${realmUrl}/#narrow/channel/${toId}-${to.replace(' ', '-')}/topic/test/near/${ids[1]}`;
+    t.same(await contents(to, 'test'), ['Second', `[A message](${link}) was moved here from #**${from}>test** by ${mover}.`]);
+    const [, notice] = await topic(to, 'test', bob);
+    t.equal(notice!.sender_full_name, 'Notification Bot');
+    t.same(notice!.flags, [], 'unread for the others');
+    t.same((await topic(to, 'test'))[1]!.flags, ['read'], 'read for the mover');
+  });
+
+  await t.test('a whole topic, and part of one', async (t) => {
+    const a = await prepare();
+    t.same(await patch(s, iago, a.ids[1]!, { stream_id: a.toId, propagate_mode: 'change_all', send_notification_to_old_thread: true }), ok);
+    t.same(await contents(a.from, 'test'), [`This topic was moved to #**${a.to}>test** by ${mover}.`]);
+    t.same((await contents(a.to, 'test')).slice(3), [`This topic was moved here from #**${a.from}>test** by ${mover}.`]);
+
+    const b = await prepare();
+    await sendStream(s, iago, b.to, 'test', 'Always here');
+    t.same(await patch(s, iago, b.ids[0]!, { stream_id: b.toId, propagate_mode: 'change_later', send_notification_to_old_thread: true }), ok);
+    t.same(await contents(b.from, 'test'), [`This topic was moved to #**${b.to}>test** by ${mover}.`], 'change_later that leaves nothing moved the whole topic');
+    t.same((await contents(b.to, 'test')).slice(4), [`3 messages were moved here from #**${b.from}>test** by ${mover}.`], 'into a topic that had messages');
+
+    const c = await prepare();
+    t.same(await patch(s, iago, c.ids[1]!, { topic: 'elsewhere', propagate_mode: 'change_later', send_notification_to_old_thread: true }), ok);
+    t.same((await contents(c.from, 'test')).slice(1), [`2 messages were moved from this topic to #**${c.from}>elsewhere** by ${mover}.`]);
+    t.same((await contents(c.from, 'elsewhere')).slice(2), [`2 messages were moved here from #**${c.from}>test** by ${mover}.`]);
+
+    const d = await prepare();
+    t.same(await patch(s, iago, d.ids[0]!, { topic: 'quiet', propagate_mode: 'change_all', send_notification_to_new_thread: false }), ok);
+    t.same(await contents(d.from, 'quiet'), ['First', 'Second', 'third'], 'no notice when both are turned off (old is off by default)');
+  });
+
+  await t.test('resolving and unresolving a topic', async (t) => {
+    const { from, ids } = await prepare();
+    t.same(await patch(s, iago, ids[0]!, { topic: '✔ test', propagate_mode: 'change_all' }), ok);
+    t.same((await contents(from, '✔ test')).slice(3), [`${mover} has marked this topic as resolved.`], 'no breadcrumb for a resolution');
+    t.same(await patch(s, iago, ids[0]!, { topic: 'test', propagate_mode: 'change_all' }), ok);
+    t.same((await contents(from, 'test')).slice(3), [`${mover} has marked this topic as resolved.`, `${mover} has marked this topic as unresolved.`]);
+    t.same(await patch(s, iago, ids[0]!, { topic: '✔ something else', propagate_mode: 'change_all' }), ok);
+    t.same((await contents(from, '✔ something else')).slice(5), [`This topic was moved here from #**${from}>test** by ${mover}.`], 'a check mark on another name is a plain rename');
+  });
+});

@@ -27,12 +27,14 @@ export function normalizeTopic(topic: string, mandatoryTopics: boolean): string 
   return t;
 }
 
-export interface Sender {
+export interface Sender extends PolicyActor {
   user_id: number;
   role: number;
   is_bot: boolean;
   /** The server's own bots (Notification Bot, Welcome Bot) post to any channel, as on the real server. */
   is_system_bot?: boolean;
+  /** false while a member is within the organization's waiting period (waiting_period_threshold); absent: past it */
+  is_full_member?: boolean;
 }
 
 export interface TargetStream {
@@ -56,7 +58,10 @@ export function checkCanPost(sender: Sender, stream: TargetStream, subscribed: b
       if (!isAdminRole(sender.role)) throw errors.badRequest('Only organization administrators can send to this channel.');
       break;
     case 3:
-      if (sender.role === Role.GUEST) throw errors.badRequest('New members cannot send to this channel.');
+      // Moderators and above are never new members.
+      if (sender.role === Role.GUEST || (sender.is_full_member === false && !isModeratorOrAbove(sender.role))) {
+        throw errors.badRequest('New members cannot send to this channel.');
+      }
       break;
     case 4:
       if (!isModeratorOrAbove(sender.role)) throw errors.badRequest('Only organization administrators and moderators can send to this channel.');
@@ -152,7 +157,7 @@ function checkEditedTopic(topic: string): void {
 const isNonCharacter = (cp: number) => (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) === 0xfffe;
 
 export interface EditCommand {
-  actor: Sender & PolicyActor;
+  actor: Sender;
   now: number;
   /** the new content, rendered (null: content not given) */
   content: { content: string; rendered_content: string; is_me_message: boolean; has_link: boolean; has_image: boolean; has_attachment: boolean;
