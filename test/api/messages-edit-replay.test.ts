@@ -197,6 +197,36 @@ t.test('a content edit sets and clears has_alert_word', async (t) => {
   t.notOk((await flagsOf(bob)).includes('has_alert_word'), 'a topic is not content');
 });
 
+t.test('who may move messages to another channel', async (t) => {
+  const s = await shared;
+  const iago = await s.user(Role.ADMINISTRATOR, 'Iago');
+  const othello = await s.user(Role.MEMBER, 'Othello');
+  const shiva = await s.user(Role.MODERATOR, 'Shiva');
+  await createChannel(s, iago, 'move-from', [othello, shiva]);
+  const secret = await createChannel(s, othello, 'move-secret', [], { invite_only: true });
+  const unsubscribed = await createChannel(s, othello, 'move-public', []);
+  const m = await sendStream(s, iago, 'move-from', 'test', 'First');
+  t.same(await patch(s, iago, m, { stream_id: secret }), bad('Invalid channel ID'), 'an administrator needs a subscription to a private target');
+  t.same(await patch(s, iago, m, { stream_id: 999_999 }), bad('Invalid channel ID'));
+
+  const restricted = await createChannel(s, iago, 'move-new-members', [othello, shiva], { stream_post_policy: 3 });
+  const o = await sendStream(s, othello, 'move-from', 'test', 'by othello');
+  try {
+    await s.api('PATCH', '/realm', s.owner, { waiting_period_threshold: 100_000 });
+    t.same(await patch(s, othello, o, { stream_id: restricted }), bad('New members cannot send to this channel.'), "the target's posting policy");
+    t.same((await s.api('POST', '/messages', othello, { type: 'stream', to: 'move-new-members', topic: 't', content: 'x' })).body.msg,
+      'New members cannot send to this channel.', 'as when sending');
+    t.same(await patch(s, shiva, o, { stream_id: restricted }), ok, 'moderators are no new members');
+    await s.api('PATCH', '/realm', s.owner, { waiting_period_threshold: 0 });
+    t.same(await patch(s, othello, o, { stream_id: unsubscribed }), ok, 'a public target needs no subscription');
+
+    await s.api('PATCH', '/realm', s.owner, { move_messages_between_streams_policy: 6 });
+    t.same(await patch(s, s.owner, o, { stream_id: restricted }), bad("You don't have permission to move this message"), 'nobody: not even owners');
+  } finally {
+    await s.api('PATCH', '/realm', s.owner, { waiting_period_threshold: 0, move_messages_between_streams_policy: 1 });
+  }
+});
+
 t.test("Notification Bot's notices of moves", async (t) => {
   // A second server: only a full organization has Notification Bot.
   const s = await startTestServer(t, {}, { organization: 'full' });
