@@ -525,16 +525,43 @@ export async function deleteMessage(ctx: ServiceContext, meta: RequestMeta, user
   const props = realm.properties as Record<string, unknown>;
   if (options.purge && !isAdminRole(user.role)) throw errors.mustBeAdmin();
   await ctx.commands.run(metadataOf(meta), async () => {
-    const row = await requireVisibleMessage(ctx.db, user, messageId);
-    const events = decideDeleteMessage(senderOf(user), nowSeconds(meta), stateOf(row), {
+    const row = await getMessageRow(ctx.db, messageId);
+    // Deleting needs access now, as any change of a message (not in an archived channel, nor a
+    // protected one the user has left).
+    if (!row || !(await messageModifiableBy(ctx.db, { user_id: user.id, role: user.role, realm_id: user.realm_id }, row))) throw invalidMessage();
+    const sender = await ctx.db.selectFrom('users').select('bot_owner_id').where('id', '=', row.sender_id).executeTakeFirst();
+    const events = decideDeleteMessage({ ...senderOf(user), is_full_member: isFullMember(user, realm, meta.now) }, nowSeconds(meta), stateOf(row), {
       delete_own_message_policy: Number(props.delete_own_message_policy ?? 5),
       message_content_delete_limit_seconds: (props.message_content_delete_limit_seconds as number | null | undefined) ?? null,
-    });
-    return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: undefined };
+    }, sender?.bot_owner_id ?? null);
+    const appends: Array<{ streamId: string; expectedVersion: number | undefined; events: Array<MessagesDeleted | StreamPropertyChanged> }> = [
+      { streamId: messageStream(messageId), expectedVersion: row.version, events },
+    ];
+    if (row.stream_id !== null) appends.push(...(await firstMessageIdChange(ctx.db, row.stream_id, [messageId])));
+    return { appends, result: undefined };
   });
   if (options.purge || deletedMessageGraceDays(realm, ctx.config.deletedMessageShredDays) === 0) {
     await shredMessages(ctx, meta, realm.id, [messageId], options.purge ? 'purge' : 'deleted');
   }
+}
+
+/** The channel's new first_message_id when deleting `ids` takes away its first message (none otherwise). */
+async function firstMessageIdChange(db: Db, streamId: number, ids: number[]): Promise<Array<{ streamId: string; expectedVersion: undefined; events: StreamPropertyChanged[] }>> {
+  const first = await db.selectFrom('messages').select((eb) => eb.fn.min('id').as('m')).where('stream_id', '=', streamId).executeTakeFirst();
+  const oldFirst = first?.m === null || first?.m === undefined ? null : Number(first.m);
+  if (oldFirst === null || !ids.includes(oldFirst)) return [];
+  const next = await db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.min('id').as('m'))
+    .where('stream_id', '=', streamId)
+    .where('id', 'not in', ids)
+    .executeTakeFirst();
+  const value = next?.m === null || next?.m === undefined ? null : Number(next.m);
+  return [{
+    streamId: channelStream(streamId),
+    expectedVersion: undefined,
+    events: [{ type: 'StreamPropertyChanged', data: { stream_id: streamId, property: 'first_message_id', value } }],
+  }];
 }
 
 /** POST and DELETE /messages/{message_id}/reactions. */
@@ -713,25 +740,12 @@ export async function deleteTopic(ctx: ServiceContext, meta: RequestMeta, user: 
     // At least one batch per request, so a repeated request always makes progress.
     if (batches > 0 && Date.now() - started > deleteTopicLimits.budgetMs) return { complete: false };
     await ctx.commands.run(metadataOf(meta), async () => {
-      const first = await ctx.db.selectFrom('messages').select((eb) => eb.fn.min('id').as('m')).where('stream_id', '=', streamId).executeTakeFirst();
       const ids = batch.map((r) => r.id);
       const event: MessagesDeleted = deletion(ids, { realm_id: realm.id, stream_id: streamId, topic: batch[0]!.topic, dm_user_ids: [] });
-      const appends = [{ streamId: messageStream(ids[0]!), expectedVersion: undefined, events: [event] as Array<MessagesDeleted | StreamPropertyChanged> }];
-      const oldFirst = first?.m === null || first?.m === undefined ? null : Number(first.m);
-      if (oldFirst !== null && ids.includes(oldFirst)) {
-        const next = await ctx.db
-          .selectFrom('messages')
-          .select((eb) => eb.fn.min('id').as('m'))
-          .where('stream_id', '=', streamId)
-          .where('id', 'not in', ids)
-          .executeTakeFirst();
-        const value = next?.m === null || next?.m === undefined ? null : Number(next.m);
-        appends.push({
-          streamId: channelStream(stream.id),
-          expectedVersion: undefined,
-          events: [{ type: 'StreamPropertyChanged', data: { stream_id: stream.id, property: 'first_message_id', value } }],
-        });
-      }
+      const appends: Array<{ streamId: string; expectedVersion: undefined; events: Array<MessagesDeleted | StreamPropertyChanged> }> = [
+        { streamId: messageStream(ids[0]!), expectedVersion: undefined, events: [event] },
+        ...(await firstMessageIdChange(ctx.db, stream.id, ids)),
+      ];
       return { appends, result: undefined };
     });
   }

@@ -296,22 +296,22 @@ function checkChangeAllTimeLimit(command: EditCommand, topicDeadline: number | n
 }
 
 export interface DeletePolicy {
+  /** 1 members, 2 administrators, 3 full members, 4 moderators, 5 everyone */
   delete_own_message_policy: number;
   message_content_delete_limit_seconds: number | null;
 }
 
-export function decideDeleteMessage(actor: Sender, now: number, state: MessageState, policy: DeletePolicy): MessagesDeleted[] {
+/**
+ * DELETE /messages/{id}, as the real server decides: administrators delete any message; others
+ * their own or their bots' (`senderBotOwnerId`), when delete_own_message_policy lets them, within
+ * message_content_delete_limit_seconds (no grace period).
+ */
+export function decideDeleteMessage(actor: Sender, now: number, state: MessageState, policy: DeletePolicy, senderBotOwnerId: number | null = null): MessagesDeleted[] {
   if (!isAdminRole(actor.role)) {
-    if (actor.user_id !== state.sender_id) throw errors.badRequest("You don't have permission to delete this message");
-    // delete_own_message_policy: 1 members, 2 admins, 3 full members, 4 moderators, 5 everyone
-    const p = policy.delete_own_message_policy;
-    if (p === 2 || (p === 4 && !isModeratorOrAbove(actor.role)) || ((p === 1 || p === 3) && actor.role === Role.GUEST)) {
-      throw errors.badRequest("You don't have permission to delete this message");
-    }
+    if (actor.user_id !== state.sender_id && actor.user_id !== senderBotOwnerId) throw errors.badRequest("You don't have permission to delete this message");
+    if (!allowedByPolicy(actor, policy.delete_own_message_policy)) throw errors.badRequest("You don't have permission to delete this message");
     const limit = policy.message_content_delete_limit_seconds;
-    if (limit !== null && limit > 0 && now - state.date_sent > limit + 10) {
-      throw errors.badRequest('The time limit for deleting this message has passed');
-    }
+    if (limit !== null && now - state.date_sent > limit) throw errors.badRequest('The time limit for deleting this message has passed');
   }
   return [deletion([state.message_id], state)];
 }

@@ -88,6 +88,9 @@ t.test('deletion and reactions', async (t) => {
   t.match(decideDeleteMessage({ user_id: 5, role: Role.MEMBER, is_bot: false }, 1100, state, policy), [{ type: 'MessagesDeleted', data: { message_ids: [10], stream_id: 3, topic: 'topic' } }]);
   t.throws(() => decideDeleteMessage({ user_id: 6, role: Role.MEMBER, is_bot: false }, 1100, state, policy));
   t.ok(decideDeleteMessage({ user_id: 6, role: Role.ADMINISTRATOR, is_bot: false }, 9999, state, policy).length === 1);
+  t.equal(decideDeleteMessage({ user_id: 6, role: Role.MEMBER, is_bot: false }, 1100, state, policy, 6).length, 1, "a bot's owner deletes its messages");
+  t.equal(decideDeleteMessage({ user_id: 5, role: Role.MEMBER, is_bot: false }, 1600, state, policy).length, 1, 'at the limit');
+  t.throws(() => decideDeleteMessage({ user_id: 5, role: Role.MEMBER, is_bot: false }, 1601, state, policy), { message: 'The time limit for deleting this message has passed' }, 'no grace period');
   const reaction = { op: 'add' as const, message_id: 10, user_id: 5, emoji_name: 'smile', emoji_code: '1f604', reaction_type: 'unicode_emoji' };
   t.match(decideReaction(reaction, false), [{ type: 'ReactionAdded' }]);
   t.throws(() => decideReaction(reaction, true), { code: 'REACTION_ALREADY_EXISTS' });
