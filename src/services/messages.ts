@@ -39,6 +39,7 @@ import { isAdminRole } from '../domain/roles.js';
 import { deletedMessageGraceDays, shredMessages } from './forgetting.js';
 import { isDbInt } from '../domain/ids.js';
 import { sendMoveNotices, type MoveOutcome } from './move-notifications.js';
+import { movedWholeTopic, moveTopicPolicies } from './move-topic-policies.js';
 
 export const messageStream = (id: number) => `message-${id}`;
 export const flagsStream = (userId: number) => `message-flags-${userId}`;
@@ -470,10 +471,13 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: outcome };
   });
   if (move) {
+    // As the real server: topic preferences follow a topic moved whole, then the notices go out.
+    const movedAll = await movedWholeTopic(ctx.db, user, move);
+    if (movedAll) await moveTopicPolicies(ctx, meta, move);
     await sendMoveNotices(ctx, meta, user, realm, move, {
       oldThread: params.send_notification_to_old_thread ?? false,
       newThread: params.send_notification_to_new_thread ?? true,
-    });
+    }, movedAll);
   }
 }
 

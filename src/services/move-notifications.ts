@@ -1,10 +1,8 @@
-import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
 import type { RealmRow } from '../read/realm.js';
 import type { UserRow } from '../read/users.js';
-import { receivedSql } from '../read/narrow.js';
 import { channelNarrowUrl, encodeHashComponent } from '../markdown/urls.js';
-import { streamHistoryIsProtected, type StreamRow } from '../visibility.js';
+import type { StreamRow } from '../visibility.js';
+import { topicHasMessages } from './move-topic-policies.js';
 import { silentMention } from './channel-announcements.js';
 import type { RequestMeta, ServiceContext } from './context.js';
 import { sendMessage } from './messages.js';
@@ -48,18 +46,8 @@ export function resolution(fromTopic: string, requested: string, toTopic: string
 
 const topicLink = (stream: StreamRow, topic: string) => `#**${stream.name}>${topic}**`;
 
-/** Whether the actor can see any message of the topic apart from `except` (where history is protected, only what they received). */
-async function topicHasVisibleMessages(db: Db, actor: UserRow, stream: StreamRow, topic: string, except: number[]): Promise<boolean> {
-  const { rows } = await sql<{ id: number }>`
-    SELECT m.id FROM messages m
-    WHERE m.stream_id = ${stream.id} AND lower(m.topic) = ${topic.toLowerCase()}
-      ${except.length > 0 ? sql`AND m.id <> ALL(${except}::int[])` : sql``}
-      ${streamHistoryIsProtected(stream) ? sql`AND ${receivedSql(actor.id)}` : sql``}
-    LIMIT 1`.execute(db);
-  return rows.length > 0;
-}
-
-export async function sendMoveNotices(ctx: ServiceContext, meta: RequestMeta, actor: UserRow, realm: RealmRow, move: MoveOutcome, notices: MoveNotices): Promise<void> {
+/** `movedAll`: the mover can see no message left in the old topic (see movedWholeTopic). */
+export async function sendMoveNotices(ctx: ServiceContext, meta: RequestMeta, actor: UserRow, realm: RealmRow, move: MoveOutcome, notices: MoveNotices, movedAll: boolean): Promise<void> {
   const bot = await getSystemBot(ctx.db, realm, SystemBot.NOTIFICATION);
   if (!bot) return;
   const streams = await ctx.db.selectFrom('streams').selectAll().where('id', 'in', [move.fromStreamId, move.toStreamId]).execute();
@@ -77,12 +65,10 @@ export async function sendMoveNotices(ctx: ServiceContext, meta: RequestMeta, ac
   if (resolved !== null && !streamChanged && !move.contentChanged) {
     resolveNoticeId = await post(from, move.toTopic, `${user} has marked this topic as ${resolved}.`);
   }
-  const movedAll = move.propagateMode === 'change_all'
-    || !(await topicHasVisibleMessages(ctx.db, actor, from, move.fromTopic, []));
   const count = move.movedIds.length;
   if (notices.newThread && (streamChanged || (topicChanged && resolved === null))) {
     const except = resolveNoticeId === null ? move.movedIds : [...move.movedIds, resolveNoticeId];
-    const preexisting = await topicHasVisibleMessages(ctx.db, actor, to, move.toTopic, except);
+    const preexisting = await topicHasMessages(ctx.db, to, move.toTopic, except, actor.id);
     const old = topicLink(from, move.fromTopic);
     const link = `${realm.url}${channelNarrowUrl(to)}/topic/${encodeHashComponent(move.toTopic)}/near/${move.movedIds[0]}`;
     const content = !preexisting && movedAll

@@ -295,3 +295,44 @@ t.test("Notification Bot's notices of moves", async (t) => {
     t.same((await contents(from, '✔ something else')).slice(5), [`This topic was moved here from #**${from}>test** by ${mover}.`], 'a check mark on another name is a plain rename');
   });
 });
+
+t.test('topic preferences follow a topic moved whole', async (t) => {
+  const s = await shared;
+  const iago = await s.user(Role.ADMINISTRATOR, 'Iago');
+  const [bob, carol, dave, erin, frank] = await Promise.all(['Bob', 'Carol', 'Dave', 'Erin', 'Frank'].map((name) => s.user(Role.MEMBER, name)));
+  const from = await createChannel(s, iago, 'prefs-from', [bob!, carol!, dave!, erin!, frank!]);
+  const secret = await createChannel(s, iago, 'prefs-secret', [dave!], { invite_only: true });
+  const setPolicy = (u: typeof iago, topic: string, visibility_policy: number, stream_id = from) =>
+    s.api('POST', '/user_topics', u, { stream_id, topic, visibility_policy });
+  const policies = async (u: typeof iago) => {
+    const body = (await s.api('POST', '/register', u, { fetch_event_types: ['user_topic'] })).body;
+    return (body.user_topics as Array<{ stream_id: number; topic_name: string; visibility_policy: number }>)
+      .map((p) => [p.stream_id, p.topic_name, p.visibility_policy]).sort();
+  };
+  const ids = [await sendStream(s, iago, 'prefs-from', 'test', 'one'), await sendStream(s, iago, 'prefs-from', 'test', 'two')];
+  await sendStream(s, iago, 'prefs-from', 'existing', 'already here');
+  await setPolicy(bob!, 'test', 3);
+  await setPolicy(carol!, 'test', 1);
+  await setPolicy(dave!, 'test', 3);
+  await setPolicy(dave!, 'existing', 1);
+  await setPolicy(erin!, 'test', 2);
+  await setPolicy(frank!, 'test', 1);
+  await setPolicy(frank!, 'existing', 2);
+
+  t.same(await patch(s, iago, ids[1]!, { topic: 'partial', propagate_mode: 'change_one' }), ok);
+  t.same(await policies(bob!), [[from, 'test', 3]], 'part of a topic moved: preferences stay');
+  t.same(await patch(s, iago, ids[0]!, { topic: 'fresh', propagate_mode: 'change_all' }), ok);
+  t.same(await policies(carol!), [[from, 'fresh', 1]], 'into a new topic, muted moves along');
+  t.same(await patch(s, iago, ids[0]!, { topic: 'test', propagate_mode: 'change_all' }), ok);
+
+  t.same(await patch(s, iago, ids[0]!, { topic: 'existing', propagate_mode: 'change_all' }), ok);
+  t.same(await policies(bob!), [[from, 'existing', 3]], 'followed moves along');
+  t.same(await policies(carol!), [], 'into a topic with messages, muted gives way to the inherit there');
+  t.same(await policies(dave!), [[from, 'existing', 3]], 'into a topic with messages: followed wins over muted');
+  t.same(await policies(erin!), [[from, 'existing', 2]], 'unmuted wins over inherit');
+  t.same(await policies(frank!), [[from, 'existing', 2]], 'unmuted wins over muted');
+
+  t.same(await patch(s, iago, ids[0]!, { stream_id: secret, propagate_mode: 'change_all' }), ok);
+  t.same(await policies(bob!), [], 'moved where they cannot follow: the preference is dropped');
+  t.same(await policies(dave!), [[secret, 'existing', 3]], 'a subscriber of the new channel keeps theirs');
+});
