@@ -172,7 +172,7 @@ async function editAndMove(trx: Trx, d: MessageEditedData, version: number): Pro
   return true;
 }
 
-/** The flag bits an edit sets and clears: topic wildcard mentions of new content, mentions gained and lost. */
+/** The flag bits an edit sets and clears: topic wildcard mentions of new content, mentions and alert words gained and lost. */
 function editBitChanges(d: MessageEditedData, bits: PendingBitChanges): void {
   const ids = [d.message_id];
   if (d.content !== null) {
@@ -183,6 +183,12 @@ function editBitChanges(d: MessageEditedData, bits: PendingBitChanges): void {
     const after = new Set(d.mentioned_user_ids);
     for (const id of after) if (!before.has(id)) bits.add(id, ids, { set: FlagBit.MENTIONED, clear: 0 });
     for (const id of before) if (!after.has(id)) bits.add(id, ids, { set: 0, clear: FlagBit.MENTIONED });
+  }
+  if (d.alerted_user_ids !== undefined) {
+    const before = new Set(d.prev_alerted_user_ids ?? []);
+    const after = new Set(d.alerted_user_ids);
+    for (const id of after) if (!before.has(id)) bits.add(id, ids, { set: FlagBit.HAS_ALERT_WORD, clear: 0 });
+    for (const id of before) if (!after.has(id)) bits.add(id, ids, { set: 0, clear: FlagBit.HAS_ALERT_WORD });
   }
 }
 

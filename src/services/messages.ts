@@ -10,6 +10,8 @@ import {
   decideSendMessage,
   deletion,
   normalizeContent,
+  normalizeEditedContent,
+  requestedTopic,
   normalizeTopic,
   type MessageState,
   type Sender,
@@ -24,7 +26,7 @@ import { buildNarrow, messageModifiableBy, messageAccessibleTo, mutedSql, parseN
 import { getMessageRow, getMessageRows, narrowViewer, readThroughOf, userMessageState, fetchMessages, type FetchParams, type MessageRow } from '../read/messages.js';
 import { apiEmail, getUserByEmailFor, type UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
-import { canReadStreamContent, isSubscribed, streamHistoryIsProtected, subscriberIds, type StreamRow } from '../visibility.js';
+import { canReadStreamContent, isSubscribed, messageReceiverIds, streamHistoryIsProtected, subscriberIds, type StreamRow } from '../visibility.js';
 import { DEFAULT_REALM_PROPERTIES } from '../domain/realm/defaults.js';
 import { alertedUsers, realmRenderData, senderRenderContext } from './render-context.js';
 import { withTopicLinkTargets } from './topic-link-targets.js';
@@ -35,6 +37,8 @@ import { findChannelForSending } from './channel-for-sending.js';
 import { isAdminRole } from '../domain/roles.js';
 import { deletedMessageGraceDays, shredMessages } from './forgetting.js';
 import { isDbInt } from '../domain/ids.js';
+import { sendMoveNotices, type MoveOutcome } from './move-notifications.js';
+import { movedWholeTopic, moveTopicPolicies } from './move-topic-policies.js';
 
 export const messageStream = (id: number) => `message-${id}`;
 export const flagsStream = (userId: number) => `message-flags-${userId}`;
@@ -55,6 +59,8 @@ export interface SendParams {
   read_by_sender?: boolean;
   /** JSON text of a bot's widget (the real server accepts zforms only) */
   widget_content?: string;
+  /** internal sends only: other receivers for whom it arrives read (the mover, for a notice of a move) */
+  read_for_user_ids?: number[];
 }
 
 const streamMissing = (to: string | number) =>
@@ -188,7 +194,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     // Addressed by ID, a private channel the sender may not see is answered as missing: the error
     // would otherwise tell an outsider its name.
     if (typeof target === 'number' && stream.invite_only && !subscribed && !isAdminRole(user.role) && !user.is_system_bot) throw streamMissing(target);
-    checkCanPost(senderOf(user), { ...stream, stream_id: stream.id }, subscribed);
+    checkCanPost({ ...senderOf(user), is_full_member: isFullMember(user, realm, meta.now) }, { ...stream, stream_id: stream.id }, subscribed);
     topic = normalizeTopic(params.topic, props.mandatory_topics === true);
     streamId = stream.id;
     receivers = [...new Set([...stream.subscriber_ids, user.id])];
@@ -259,6 +265,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     alerted_user_ids: alerted,
     muter_user_ids: muters,
     read_by_sender: params.read_by_sender ?? true,
+    ...(params.read_for_user_ids ? { read_for_user_ids: params.read_for_user_ids.filter((id) => receiverSet.has(id)) } : {}),
     attachment_paths: await claimableUploadPaths(ctx.db, user, rendered.linkedUploadPaths),
     sender_queue_id: params.queue_id ?? null,
     local_id: params.local_id ?? null,
@@ -335,32 +342,39 @@ export interface EditParams {
   topic?: string;
   stream_id?: number;
   propagate_mode?: 'change_one' | 'change_later' | 'change_all';
+  /** Notification Bot's breadcrumb in the old topic (default false) and the new one (default true) */
+  send_notification_to_old_thread?: boolean;
+  send_notification_to_new_thread?: boolean;
 }
 
 /** PATCH /messages/{message_id}. */
 export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, messageId: number, params: EditParams): Promise<void> {
   const props = realm.properties as Record<string, unknown>;
-  if (params.content === undefined && params.topic === undefined && params.stream_id === undefined) throw errors.badRequest('Nothing to change');
   // Rendered once, even when a version conflict runs the decision again (a large render may take a while).
   let rendering: Promise<RenderResult> | undefined;
-  await ctx.commands.run(metadataOf(meta), async () => {
-    const row = await requireVisibleMessage(ctx.db, user, messageId);
+  const { result: move } = await ctx.commands.run(metadataOf(meta), async () => {
+    const row = await getMessageRow(ctx.db, messageId);
+    // Changing a message needs access now (a former subscriber keeps reading what they received, not editing it).
+    if (!row || !(await messageModifiableBy(ctx.db, { user_id: user.id, role: user.role, realm_id: user.realm_id }, row))) throw invalidMessage();
     const state = stateOf(row);
     let content = null;
     if (params.content !== undefined) {
-      const text = normalizeContent(params.content);
+      const text = normalizeEditedContent(params.content);
       const data = await realmRenderData(ctx, realm.id);
       rendering ??= withTopicLinkTargets(ctx.db, senderRenderContext(data.context, user), user, text).then((context) => renderMarkdownAsync(text, context));
       const rendered = await rendering;
       const receivers = new Set(row.stream_id !== null ? [...(await subscriberIds(ctx.db, row.stream_id)), row.sender_id] : state.dm_user_ids);
       const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receivers.has(id)));
       for (const g of rendered.mentionedGroupIds) for (const id of data.groupMembers.get(g) ?? []) if (receivers.has(id)) mentioned.add(id);
-      const prev = await ctx.db
+      const flagged = await ctx.db
         .selectFrom('message_flags')
-        .select('user_id')
+        .select(['user_id', 'flags'])
         .where('message_id', '=', messageId)
-        .where(sql<boolean>`flags & ${FlagBit.MENTIONED} <> 0`)
+        .where(sql<boolean>`flags & ${FlagBit.MENTIONED | FlagBit.HAS_ALERT_WORD} <> 0`)
         .execute();
+      const withBit = (bit: number) => flagged.filter((f) => (f.flags & bit) !== 0).map((f) => f.user_id).sort((a, b) => a - b);
+      // Alert words: everyone who has the message (those who received it, and the channel's subscribers now).
+      const holders = row.stream_id !== null ? new Set([...receivers, ...(await messageReceiverIds(ctx.db, row.stream_id, messageId))]) : receivers;
       content = {
         content: text,
         rendered_content: rendered.html,
@@ -369,29 +383,43 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
         has_image: rendered.hasImage,
         has_attachment: rendered.hasAttachment,
         mentioned_user_ids: [...mentioned].sort((a, b) => a - b),
-        prev_mentioned_user_ids: prev.map((p) => p.user_id).sort((a, b) => a - b),
+        prev_mentioned_user_ids: withBit(FlagBit.MENTIONED),
         stream_wildcard: rendered.streamWildcard,
         topic_wildcard: rendered.topicWildcard,
         topic_wildcard_user_ids: rendered.topicWildcard && row.stream_id !== null
           ? await topicParticipants(ctx.db, row.stream_id, row.topic, row.sender_id, receivers)
           : [],
+        alerted_user_ids: alertedUsers(data.alertWords, holders, text).sort((a, b) => a - b),
+        prev_alerted_user_ids: withBit(FlagBit.HAS_ALERT_WORD),
         attachment_paths: await claimableUploadPaths(ctx.db, user, rendered.linkedUploadPaths),
       };
     }
-    const newTopic = params.topic !== undefined ? normalizeTopic(params.topic, props.mandatory_topics === true) : null;
+    const moving = requestedTopic(params.topic ?? null, row.topic) !== null;
     let newStreamId: number | null = null;
-    if (params.stream_id !== undefined && params.stream_id !== row.stream_id) {
+    let targetRefusal: ApiError | null = null;
+    if (params.stream_id !== undefined && row.stream_id !== null && params.stream_id !== row.stream_id) {
+      newStreamId = params.stream_id;
       const target = await findStream(ctx.db, realm.id, params.stream_id);
-      if (!target) throw errors.badRequest('Invalid channel ID');
-      const subscribed = await isSubscribed(ctx.db, user.id, target.id);
-      if (target.invite_only && !subscribed && !isAdminRole(user.role)) throw errors.badRequest('Invalid channel ID');
-      checkCanPost(senderOf(user), { ...target, stream_id: target.id }, subscribed || (!target.invite_only && isAdminRole(user.role)));
-      newStreamId = target.id;
+      const subscribed = target ? await isSubscribed(ctx.db, user.id, target.id) : false;
+      // Access as to read the target (an administrator too needs a subscription to a private
+      // one), then its posting policy; a subscription is not needed to move into a public one.
+      if (!target || !canReadStreamContent({ user_id: user.id, role: user.role, realm_id: user.realm_id }, target, subscribed)) {
+        targetRefusal = errors.badRequest('Invalid channel ID');
+      } else {
+        try {
+          checkCanPost({ ...senderOf(user), is_full_member: isFullMember(user, realm, meta.now) }, { ...target, stream_id: target.id }, true);
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          targetRefusal = error;
+        }
+      }
+    } else if (params.stream_id !== undefined && row.stream_id === null) {
+      newStreamId = params.stream_id;
     }
     const mode = params.propagate_mode ?? 'change_one';
     let movedIds = [messageId];
     let movedDates = [Number(row.date_sent)];
-    if ((newTopic !== null || newStreamId !== null) && row.stream_id !== null && mode !== 'change_one') {
+    if ((moving || newStreamId !== null) && row.stream_id !== null && mode !== 'change_one') {
       // In a channel with protected history, only what the actor received moves (as on the real server).
       const from = await ctx.db.selectFrom('streams').selectAll().where('id', '=', row.stream_id).executeTakeFirst();
       const rows = (await sql<{ id: number; date_sent: number }>`
@@ -406,14 +434,16 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     }
     // The audience of a second move's events includes what an earlier move wrote for these
     // messages, which the fold of this one replaces: carried in the event (see MessageEdited).
-    const priorMovedReceptions = newStreamId !== null && row.stream_id !== null ? await movedReceptionsOf(ctx.db, movedIds) : undefined;
+    const priorMovedReceptions = newStreamId !== null && targetRefusal === null && row.stream_id !== null ? await movedReceptionsOf(ctx.db, movedIds) : undefined;
     const events = decideEditMessage({
-      actor: senderOf(user),
+      actor: { ...senderOf(user), is_full_member: isFullMember(user, realm, meta.now) },
       now: nowSeconds(meta),
       content,
-      new_topic: newTopic,
+      new_topic: params.topic ?? null,
       new_stream_id: newStreamId,
+      target_refusal: targetRefusal,
       propagate_mode: mode,
+      is_widget: params.content !== undefined && (await hasSubmessages(ctx.db, messageId)),
       moved_ids: movedIds,
       moved_dates: movedDates,
       prior_moved_receptions: priorMovedReceptions,
@@ -426,8 +456,40 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
         move_messages_between_streams_limit_seconds: limitOf(props, 'move_messages_between_streams_limit_seconds'),
       },
     }, state);
-    return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: undefined };
+    const edited = events[0]!.data;
+    const outcome: MoveOutcome | null = edited.stream_id !== null && (edited.new_topic !== null || edited.new_stream_id !== null) ? {
+      fromStreamId: edited.stream_id,
+      fromTopic: edited.orig_topic,
+      toStreamId: edited.new_stream_id ?? edited.stream_id,
+      toTopic: edited.new_topic ?? edited.orig_topic,
+      requestedTopic: requestedTopic(params.topic ?? null, row.topic),
+      movedIds: edited.message_ids,
+      propagateMode: edited.propagate_mode,
+      contentChanged: edited.content !== null,
+    } : null;
+    return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: outcome };
   });
+  if (move) {
+    // As the real server: topic preferences follow a topic moved whole, then the notices go out.
+    const movedAll = await movedWholeTopic(ctx.db, user, move);
+    if (movedAll) await moveTopicPolicies(ctx, meta, move);
+    await sendMoveNotices(ctx, meta, user, realm, move, {
+      oldThread: params.send_notification_to_old_thread ?? false,
+      newThread: params.send_notification_to_new_thread ?? true,
+    }, movedAll);
+  }
+}
+
+/** Whether a message carries a widget (the real server: it has submessages). */
+async function hasSubmessages(db: Db, messageId: number): Promise<boolean> {
+  return (await db.selectFrom('submessages').select('id').where('message_id', '=', messageId).limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** A member past the organization's waiting period (waiting_period_threshold days since joining). */
+function isFullMember(user: UserRow, realm: RealmRow, now: Date): boolean {
+  const waitingDays = Number((realm.properties as Record<string, unknown>).waiting_period_threshold ?? 0);
+  const joined = Date.parse(user.date_joined);
+  return Number.isNaN(joined) || (now.getTime() - joined) / 86_400_000 >= waitingDays;
 }
 
 /** GET /messages/{message_id}/history: the versions of a message, oldest first. */
@@ -466,16 +528,43 @@ export async function deleteMessage(ctx: ServiceContext, meta: RequestMeta, user
   const props = realm.properties as Record<string, unknown>;
   if (options.purge && !isAdminRole(user.role)) throw errors.mustBeAdmin();
   await ctx.commands.run(metadataOf(meta), async () => {
-    const row = await requireVisibleMessage(ctx.db, user, messageId);
-    const events = decideDeleteMessage(senderOf(user), nowSeconds(meta), stateOf(row), {
+    const row = await getMessageRow(ctx.db, messageId);
+    // Deleting needs access now, as any change of a message (not in an archived channel, nor a
+    // protected one the user has left).
+    if (!row || !(await messageModifiableBy(ctx.db, { user_id: user.id, role: user.role, realm_id: user.realm_id }, row))) throw invalidMessage();
+    const sender = await ctx.db.selectFrom('users').select('bot_owner_id').where('id', '=', row.sender_id).executeTakeFirst();
+    const events = decideDeleteMessage({ ...senderOf(user), is_full_member: isFullMember(user, realm, meta.now) }, nowSeconds(meta), stateOf(row), {
       delete_own_message_policy: Number(props.delete_own_message_policy ?? 5),
       message_content_delete_limit_seconds: (props.message_content_delete_limit_seconds as number | null | undefined) ?? null,
-    });
-    return { appends: [{ streamId: messageStream(messageId), expectedVersion: row.version, events }], result: undefined };
+    }, sender?.bot_owner_id ?? null);
+    const appends: Array<{ streamId: string; expectedVersion: number | undefined; events: Array<MessagesDeleted | StreamPropertyChanged> }> = [
+      { streamId: messageStream(messageId), expectedVersion: row.version, events },
+    ];
+    if (row.stream_id !== null) appends.push(...(await firstMessageIdChange(ctx.db, row.stream_id, [messageId])));
+    return { appends, result: undefined };
   });
   if (options.purge || deletedMessageGraceDays(realm, ctx.config.deletedMessageShredDays) === 0) {
     await shredMessages(ctx, meta, realm.id, [messageId], options.purge ? 'purge' : 'deleted');
   }
+}
+
+/** The channel's new first_message_id when deleting `ids` takes away its first message (none otherwise). */
+async function firstMessageIdChange(db: Db, streamId: number, ids: number[]): Promise<Array<{ streamId: string; expectedVersion: undefined; events: StreamPropertyChanged[] }>> {
+  const first = await db.selectFrom('messages').select((eb) => eb.fn.min('id').as('m')).where('stream_id', '=', streamId).executeTakeFirst();
+  const oldFirst = first?.m === null || first?.m === undefined ? null : Number(first.m);
+  if (oldFirst === null || !ids.includes(oldFirst)) return [];
+  const next = await db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.min('id').as('m'))
+    .where('stream_id', '=', streamId)
+    .where('id', 'not in', ids)
+    .executeTakeFirst();
+  const value = next?.m === null || next?.m === undefined ? null : Number(next.m);
+  return [{
+    streamId: channelStream(streamId),
+    expectedVersion: undefined,
+    events: [{ type: 'StreamPropertyChanged', data: { stream_id: streamId, property: 'first_message_id', value } }],
+  }];
 }
 
 /** POST and DELETE /messages/{message_id}/reactions. */
@@ -524,25 +613,12 @@ export async function deleteTopic(ctx: ServiceContext, meta: RequestMeta, user: 
     // At least one batch per request, so a repeated request always makes progress.
     if (batches > 0 && Date.now() - started > deleteTopicLimits.budgetMs) return { complete: false };
     await ctx.commands.run(metadataOf(meta), async () => {
-      const first = await ctx.db.selectFrom('messages').select((eb) => eb.fn.min('id').as('m')).where('stream_id', '=', streamId).executeTakeFirst();
       const ids = batch.map((r) => r.id);
       const event: MessagesDeleted = deletion(ids, { realm_id: realm.id, stream_id: streamId, topic: batch[0]!.topic, dm_user_ids: [] });
-      const appends = [{ streamId: messageStream(ids[0]!), expectedVersion: undefined, events: [event] as Array<MessagesDeleted | StreamPropertyChanged> }];
-      const oldFirst = first?.m === null || first?.m === undefined ? null : Number(first.m);
-      if (oldFirst !== null && ids.includes(oldFirst)) {
-        const next = await ctx.db
-          .selectFrom('messages')
-          .select((eb) => eb.fn.min('id').as('m'))
-          .where('stream_id', '=', streamId)
-          .where('id', 'not in', ids)
-          .executeTakeFirst();
-        const value = next?.m === null || next?.m === undefined ? null : Number(next.m);
-        appends.push({
-          streamId: channelStream(stream.id),
-          expectedVersion: undefined,
-          events: [{ type: 'StreamPropertyChanged', data: { stream_id: stream.id, property: 'first_message_id', value } }],
-        });
-      }
+      const appends: Array<{ streamId: string; expectedVersion: undefined; events: Array<MessagesDeleted | StreamPropertyChanged> }> = [
+        { streamId: messageStream(ids[0]!), expectedVersion: undefined, events: [event] },
+        ...(await firstMessageIdChange(ctx.db, stream.id, ids)),
+      ];
       return { appends, result: undefined };
     });
   }

@@ -38,6 +38,8 @@ export type MessageSent = Event<'MessageSent', {
   alerted_user_ids: number[];
   /** receivers who had muted the sender: it arrives read for them; absent in events written before this field */
   muter_user_ids?: number[];
+  /** other receivers for whom it arrives read: the mover, for Notification Bot's notice of a move; absent: none */
+  read_for_user_ids?: number[];
   read_by_sender: boolean;
   attachment_paths: string[];
   /** queue that sent it and its local id, echoed back to that queue */
@@ -76,6 +78,13 @@ export type MessageEdited = Event<'MessageEdited', {
   topic_wildcard: boolean | null;
   /** content change: receivers the new content's topic wildcard mention flags (see MessageSent) */
   topic_wildcard_user_ids?: number[] | null;
+  /**
+   * content change: receivers with one of their alert words in the new content, and those whose
+   * has_alert_word flag was set before (the fold sets and clears the flag by the difference);
+   * absent in events written before these fields existed (the flag is left alone then)
+   */
+  alerted_user_ids?: number[];
+  prev_alerted_user_ids?: number[];
   /** uploads the new content links to; null when the content did not change */
   attachment_paths: string[] | null;
   /** move (null: unchanged) */

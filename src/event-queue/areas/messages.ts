@@ -138,7 +138,8 @@ registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | nul
   };
   const mentioned = new Set(d.mentioned_user_ids);
   const alerted = new Set(d.alerted_user_ids);
-  const muters = new Set(d.muter_user_ids ?? []);
+  // Those it arrives read for: receivers who muted the sender, and any the event names (a mover).
+  const muters = new Set([...(d.muter_user_ids ?? []), ...(d.read_for_user_ids ?? [])]);
   const topicWildcard = new Set(d.topic_wildcard_user_ids ?? []);
   return {
     audience,

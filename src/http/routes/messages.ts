@@ -266,6 +266,8 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
         topic: params.topic ?? params.subject,
         stream_id: params.stream_id,
         propagate_mode: params.propagate_mode,
+        send_notification_to_old_thread: params.send_notification_to_old_thread,
+        send_notification_to_new_thread: params.send_notification_to_new_thread,
       });
       // detached_uploads joins this response at feature level 285, above ours.
     },

@@ -59,7 +59,9 @@ t.test('edits', async (t) => {
   t.throws(() => decideEditMessage(edit({ content: newContent, actor: { user_id: 6, role: Role.OWNER, is_bot: false } }), state),
     { message: "You don't have permission to edit this message" });
   t.throws(() => decideEditMessage(edit({ content: newContent, now: 5000 }), state), { message: 'The time limit for editing this message has passed' });
-  t.same(decideEditMessage(edit({ content: { ...newContent, content: 'old' } }), state), [], 'no change, no event');
+  t.equal(decideEditMessage(edit({ content: newContent, now: 1000 + 600 + 20 }), state).length, 1, 'the real server allows 20 s past the limit');
+  t.throws(() => decideEditMessage(edit({ content: newContent, now: 1000 + 600 + 21 }), state), { message: 'The time limit for editing this message has passed' });
+  t.equal(decideEditMessage(edit({ content: { ...newContent, content: 'old' } }), state).length, 1, 'the same content is still an edit (a history entry), as on the real server');
   const [moved] = decideEditMessage(edit({ new_topic: 'other', moved_ids: [10, 11], propagate_mode: 'change_all' }), state);
   t.match(moved, { data: { message_ids: [10, 11], new_topic: 'other', content: null, attachment_paths: null } });
   t.notOk('prior_moved_receptions' in moved!.data, 'a move within the channel carries no receptions');
@@ -67,12 +69,17 @@ t.test('edits', async (t) => {
   const [between] = decideEditMessage(edit({ new_stream_id: 9, prior_moved_receptions: prior }), state);
   t.same(between!.data.prior_moved_receptions, prior, 'a move between channels carries the receptions an earlier move wrote');
   t.same(decideEditMessage(edit({ new_stream_id: 9 }), state)[0]!.data.prior_moved_receptions, [], 'none: []');
-  t.throws(() => decideEditMessage(edit({ new_topic: 'x' }), { ...state, stream_id: null }), { message: 'Direct messages cannot be moved.' });
+  t.throws(() => decideEditMessage(edit({ new_topic: 'x' }), { ...state, stream_id: null }), { message: 'Direct messages cannot have topics.' });
+  t.throws(() => decideEditMessage(edit({ new_stream_id: 4 }), { ...state, stream_id: null }), { message: 'Direct messages cannot be moved to channels.' });
   const guest = { user_id: 7, role: Role.GUEST, is_bot: false };
   t.ok(decideEditMessage(edit({ new_topic: 'x', actor: guest }), state).length === 1, 'edit_topic_policy 5: everyone may rename topics');
   t.throws(() => decideEditMessage(edit({ new_topic: 'x', actor: guest, policy: { ...edit({}).policy, edit_topic_policy: 1 } }), state));
   t.throws(() => decideEditMessage(edit({ new_topic: 'x', policy: { ...edit({}).policy, edit_topic_policy: 2 } }), state), 'admins only');
-  t.ok(decideEditMessage(edit({ new_topic: 'x', actor: { user_id: 8, role: Role.ADMINISTRATOR, is_bot: false }, policy: { ...edit({}).policy, edit_topic_policy: 6 } }), state).length === 1);
+  t.throws(() => decideEditMessage(edit({ new_topic: 'x', actor: { user_id: 8, role: Role.OWNER, is_bot: false }, policy: { ...edit({}).policy, edit_topic_policy: 6 } }), state),
+    { message: "You don't have permission to edit this message" }, 'nobody: not even owners');
+  t.throws(() => decideEditMessage(edit({ new_topic: 'x', actor: { user_id: 9, role: Role.MEMBER, is_bot: false, is_full_member: false }, policy: { ...edit({}).policy, edit_topic_policy: 3 } }), state),
+    { message: "You don't have permission to edit this message" }, 'full members only: not a member still in the waiting period');
+  t.equal(decideEditMessage(edit({ new_topic: 'x', actor: { user_id: 9, role: Role.MODERATOR, is_bot: false, is_full_member: false }, policy: { ...edit({}).policy, edit_topic_policy: 3 } }), state).length, 1, 'moderators rank above full members');
   t.throws(() => decideEditMessage(edit({ new_stream_id: 9, actor: guest }), state), { message: "You don't have permission to move this message" });
 });
 
@@ -81,6 +88,9 @@ t.test('deletion and reactions', async (t) => {
   t.match(decideDeleteMessage({ user_id: 5, role: Role.MEMBER, is_bot: false }, 1100, state, policy), [{ type: 'MessagesDeleted', data: { message_ids: [10], stream_id: 3, topic: 'topic' } }]);
   t.throws(() => decideDeleteMessage({ user_id: 6, role: Role.MEMBER, is_bot: false }, 1100, state, policy));
   t.ok(decideDeleteMessage({ user_id: 6, role: Role.ADMINISTRATOR, is_bot: false }, 9999, state, policy).length === 1);
+  t.equal(decideDeleteMessage({ user_id: 6, role: Role.MEMBER, is_bot: false }, 1100, state, policy, 6).length, 1, "a bot's owner deletes its messages");
+  t.equal(decideDeleteMessage({ user_id: 5, role: Role.MEMBER, is_bot: false }, 1600, state, policy).length, 1, 'at the limit');
+  t.throws(() => decideDeleteMessage({ user_id: 5, role: Role.MEMBER, is_bot: false }, 1601, state, policy), { message: 'The time limit for deleting this message has passed' }, 'no grace period');
   const reaction = { op: 'add' as const, message_id: 10, user_id: 5, emoji_name: 'smile', emoji_code: '1f604', reaction_type: 'unicode_emoji' };
   t.match(decideReaction(reaction, false), [{ type: 'ReactionAdded' }]);
   t.throws(() => decideReaction(reaction, true), { code: 'REACTION_ALREADY_EXISTS' });

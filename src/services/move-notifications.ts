@@ -1,0 +1,90 @@
+import type { RealmRow } from '../read/realm.js';
+import type { UserRow } from '../read/users.js';
+import { channelNarrowUrl, encodeHashComponent } from '../markdown/urls.js';
+import type { StreamRow } from '../visibility.js';
+import { topicHasMessages } from './move-topic-policies.js';
+import { silentMention } from './channel-announcements.js';
+import type { RequestMeta, ServiceContext } from './context.js';
+import { sendMessage } from './messages.js';
+import { INTERNAL_CLIENT, SystemBot, getSystemBot } from './system-bots.js';
+
+/**
+ * The notices Notification Bot posts after a topic or channel move, as the real server does: that a
+ * topic was resolved or unresolved, and breadcrumbs in the new topic (on by default) and the old one
+ * (off by default) saying what moved where and who moved it. Each notice arrives read for the mover.
+ */
+
+/** A committed move, as the edit saw it. */
+export interface MoveOutcome {
+  fromStreamId: number;
+  fromTopic: string;
+  toStreamId: number;
+  toTopic: string;
+  /** the topic as requested, stripped but not cut to length: resolving compares it whole */
+  requestedTopic: string | null;
+  movedIds: number[];
+  propagateMode: 'change_one' | 'change_later' | 'change_all';
+  contentChanged: boolean;
+}
+
+export interface MoveNotices {
+  oldThread: boolean;
+  newThread: boolean;
+}
+
+export const RESOLVED_TOPIC_PREFIX = '✔ ';
+
+/** Whether a rename marks the topic resolved ("✔ " + the old name) or unresolved (the reverse). */
+export function resolution(fromTopic: string, requested: string, toTopic: string): 'resolved' | 'unresolved' | null {
+  if (toTopic.startsWith(RESOLVED_TOPIC_PREFIX) && !fromTopic.startsWith(RESOLVED_TOPIC_PREFIX)
+    && requested.slice(RESOLVED_TOPIC_PREFIX.length) === fromTopic) return 'resolved';
+  // The real server strips every leading "✔" and space of the old name (Python's lstrip).
+  if (fromTopic.startsWith(RESOLVED_TOPIC_PREFIX) && !toTopic.startsWith(RESOLVED_TOPIC_PREFIX)
+    && fromTopic.replace(/^[✔ ]+/u, '') === toTopic) return 'unresolved';
+  return null;
+}
+
+const topicLink = (stream: StreamRow, topic: string) => `#**${stream.name}>${topic}**`;
+
+/** `movedAll`: the mover can see no message left in the old topic (see movedWholeTopic). */
+export async function sendMoveNotices(ctx: ServiceContext, meta: RequestMeta, actor: UserRow, realm: RealmRow, move: MoveOutcome, notices: MoveNotices, movedAll: boolean): Promise<void> {
+  const bot = await getSystemBot(ctx.db, realm, SystemBot.NOTIFICATION);
+  if (!bot) return;
+  const streams = await ctx.db.selectFrom('streams').selectAll().where('id', 'in', [move.fromStreamId, move.toStreamId]).execute();
+  const from = streams.find((s) => s.id === move.fromStreamId);
+  const to = streams.find((s) => s.id === move.toStreamId);
+  if (!from || !to) return;
+  const streamChanged = move.fromStreamId !== move.toStreamId;
+  const topicChanged = move.fromTopic !== move.toTopic;
+  const resolved = topicChanged && move.requestedTopic !== null ? resolution(move.fromTopic, move.requestedTopic, move.toTopic) : null;
+  const user = silentMention(actor);
+  const post = async (stream: StreamRow, topic: string, content: string): Promise<number> =>
+    (await sendMessage(ctx, { ...meta, client: INTERNAL_CLIENT }, bot, realm, { type: 'stream', to: stream.id, topic, content, read_for_user_ids: [actor.id] })).id;
+
+  let resolveNoticeId: number | null = null;
+  if (resolved !== null && !streamChanged && !move.contentChanged) {
+    resolveNoticeId = await post(from, move.toTopic, `${user} has marked this topic as ${resolved}.`);
+  }
+  const count = move.movedIds.length;
+  if (notices.newThread && (streamChanged || (topicChanged && resolved === null))) {
+    const except = resolveNoticeId === null ? move.movedIds : [...move.movedIds, resolveNoticeId];
+    const preexisting = await topicHasMessages(ctx.db, to, move.toTopic, except, actor.id);
+    const old = topicLink(from, move.fromTopic);
+    const link = `${realm.url}${channelNarrowUrl(to)}/topic/${encodeHashComponent(move.toTopic)}/near/${move.movedIds[0]}`;
+    const content = !preexisting && movedAll
+      ? `This topic was moved here from ${old} by ${user}.`
+      : count === 1
+        ? `[A message](${link}) was moved here from ${old} by ${user}.`
+        : `${count} messages were moved here from ${old} by ${user}.`;
+    await post(to, move.toTopic, content);
+  }
+  if (notices.oldThread) {
+    const target = topicLink(to, move.toTopic);
+    const content = movedAll
+      ? `This topic was moved to ${target} by ${user}.`
+      : count === 1
+        ? `A message was moved from this topic to ${target} by ${user}.`
+        : `${count} messages were moved from this topic to ${target} by ${user}.`;
+    await post(from, move.fromTopic, content);
+  }
+}
