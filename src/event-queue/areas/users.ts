@@ -1,3 +1,4 @@
+import { guestsWhoCanAccess, inaccessibleUserDict, inaccessibleUserIds, mayHearAbout } from '../../read/user-access.js';
 import type { DataOf } from '../../domain/events.js';
 import { registerTranslator } from '../translators.js';
 import { registerSection } from '../sections.js';
@@ -14,11 +15,15 @@ import { listProfileFields } from '../../read/profile-fields.js';
 
 const viewerOf = (r: Recipient) => ({ user_id: r.user.id, role: r.user.role, realm_id: r.realm.id });
 
-/** realm_user update sent to everyone in the realm who may see that user. */
-function personUpdate(person: (r: Recipient) => Record<string, unknown> | null): PreparedEvent {
+/**
+ * realm_user update sent to everyone in the realm who may see that user: a guest limited by
+ * can_access_all_users_group hears only of the users they can access (feature level 228).
+ */
+function personUpdate(person: (r: Recipient) => Record<string, unknown> | null, guests: ReadonlySet<number> | null = null): PreparedEvent {
   return {
     audience: 'realm',
     forUser: (r) => {
+      if (!mayHearAbout(r.user, guests)) return [];
       const p = person(r);
       return p ? [{ type: 'realm_user', op: 'update', person: p }] : [];
     },
@@ -80,23 +85,23 @@ registerTranslator('UserCreated', async (event) => {
 
 registerTranslator('UserRenamed', async (e, db) => {
   const d = e.data as DataOf<'UserRenamed'>;
-  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, full_name: d.full_name })), { full_name: d.full_name });
+  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, full_name: d.full_name }), await guestsWhoCanAccess(db, d.user_id)), { full_name: d.full_name });
 });
-registerTranslator('UserRoleChanged', async (e) => {
+registerTranslator('UserRoleChanged', async (e, db) => {
   const d = e.data as DataOf<'UserRoleChanged'>;
-  return personUpdate(() => ({ user_id: d.user_id, role: d.role }));
+  return personUpdate(() => ({ user_id: d.user_id, role: d.role }), await guestsWhoCanAccess(db, d.user_id));
 });
-registerTranslator('UserBillingAdminChanged', async (e) => {
+registerTranslator('UserBillingAdminChanged', async (e, db) => {
   const d = e.data as DataOf<'UserBillingAdminChanged'>;
-  return personUpdate(() => ({ user_id: d.user_id, is_billing_admin: d.is_billing_admin }));
+  return personUpdate(() => ({ user_id: d.user_id, is_billing_admin: d.is_billing_admin }), await guestsWhoCanAccess(db, d.user_id));
 });
 registerTranslator('UserDeactivated', async (e, db) => {
   const d = e.data as DataOf<'UserDeactivated'>;
-  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: false })), { is_active: false });
+  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: false }), await guestsWhoCanAccess(db, d.user_id)), { is_active: false });
 });
 registerTranslator('UserReactivated', async (e, db) => {
   const d = e.data as DataOf<'UserReactivated'>;
-  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: true })), { is_active: true });
+  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: true }), await guestsWhoCanAccess(db, d.user_id)), { is_active: true });
 });
 registerTranslator('UserApiKeyRegenerated', async (e, db) => {
   const d = e.data as DataOf<'UserApiKeyRegenerated'>;
@@ -136,7 +141,7 @@ registerTranslator('UserBotOwnerChanged', async (e, db) => {
 registerTranslator('UserTimezoneChanged', async (e, db) => {
   const d = e.data as DataOf<'UserTimezoneChanged'>;
   const user = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
-  return personUpdate((r) => ({ user_id: d.user_id, email: user ? apiEmail(user, realmHost(r.realm)) : '', timezone: d.timezone }));
+  return personUpdate((r) => ({ user_id: d.user_id, email: user ? apiEmail(user, realmHost(r.realm)) : '', timezone: d.timezone }), await guestsWhoCanAccess(db, d.user_id));
 });
 registerTranslator('UserAvatarChanged', async (e, db) => {
   const d = e.data as DataOf<'UserAvatarChanged'>;
@@ -207,11 +212,11 @@ registerTranslator('UserErased', async (e, db) => {
     },
   };
 });
-registerTranslator('UserProfileDataChanged', async (e) => {
+registerTranslator('UserProfileDataChanged', async (e, db) => {
   const d = e.data as DataOf<'UserProfileDataChanged'>;
   const field: Record<string, unknown> = { id: d.field_id, value: d.value };
   if (d.rendered_value !== null) field.rendered_value = d.rendered_value;
-  return personUpdate(() => ({ user_id: d.user_id, custom_profile_field: field }));
+  return personUpdate(() => ({ user_id: d.user_id, custom_profile_field: field }), await guestsWhoCanAccess(db, d.user_id));
 });
 
 /**
@@ -337,9 +342,19 @@ registerSection('realm_user', async ({ trx, user, realm, options, config }) => {
     return out;
   };
   const self = formatUser(user, viewer, { clientGravatar: false, includeCustomProfileFields: false, realmHost: realmHost(realm) });
+  // A guest limited by can_access_all_users_group gets "Unknown user" placeholders (always active)
+  // for the users they cannot access, or nothing for them with the user_list_incomplete capability.
+  const hidden = await inaccessibleUserIds(trx as Db, realm, user, users);
+  const placeholders = options.client_capabilities.user_list_incomplete
+    ? []
+    : users.filter((u) => hidden.has(u.id)).map((u) => {
+      const { is_active: _active, ...placeholder } = inaccessibleUserDict(u.id, realmHost(realm));
+      return placeholder;
+    });
+  const accessible = users.filter((u) => !hidden.has(u.id));
   return {
-    realm_users: users.filter((u) => u.is_active).map(fmt),
-    realm_non_active_users: users.filter((u) => !u.is_active).map(fmt),
+    realm_users: [...accessible.filter((u) => u.is_active).map(fmt), ...placeholders],
+    realm_non_active_users: accessible.filter((u) => !u.is_active).map(fmt),
     cross_realm_bots: (await listSystemBots(trx as never, realm.id)).map((bot) => ({ ...fmt(bot), is_system_bot: true })),
     user_id: user.id,
     email: self.email,
