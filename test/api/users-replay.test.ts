@@ -219,6 +219,11 @@ t.test('limited user access: what a guest outside can_access_all_users_group see
   t.equal((await s.api('GET', `/users/${bot.id}`, guest)).status, 200, 'every bot is accessible');
   t.equal((await s.api('POST', `/users/me/muted_users/${shared.id}`, guest)).status, 200, 'an accessible user may be muted');
   t.equal((await s.api('POST', `/users/me/muted_users/${stranger.id}`, member)).status, 200, 'members are not limited');
+  const avatar = async (as: TestUser, id: number) =>
+    (await s.fastify.inject({ method: 'GET', url: `/avatar/${id}`, headers: { authorization: as.auth } })).headers.location as string;
+  t.equal(await avatar(guest, stranger.id), '/static/images/unknown-user-avatar.png', "the avatar of someone they cannot access is the unknown user's");
+  t.not(await avatar(member, stranger.id), '/static/images/unknown-user-avatar.png');
+  t.not(await avatar(guest, shared.id), '/static/images/unknown-user-avatar.png');
 
   const reg = (await s.api('POST', '/register', guest, { fetch_event_types: ['realm_user'] })).body;
   const placeholders = (reg.realm_users as Array<Record<string, unknown>>).filter((u) => u.full_name === 'Unknown user').map((u) => u.user_id);
@@ -238,4 +243,61 @@ t.test('limited user access: a guest hears of changes to accessible users only',
     await s.api('PATCH', `/users/${stranger.id}`, s.owner, { role: Role.MODERATOR });
   }, { register: { fetch_event_types: ['realm_user'], event_types: ['realm_user'] } });
   t.same(events.map((e) => e.person), [{ user_id: shared.id, full_name: 'Shared Renamed' }]);
+
+  let newcomer = 0;
+  const added = await verifyAction(t, s, guest, async () => {
+    newcomer = (await s.user(Role.MEMBER, 'Newcomer')).id;
+    await s.api('DELETE', '/users/me/avatar', stranger);
+  }, { register: { fetch_event_types: ['realm_user'], event_types: ['realm_user'] } });
+  t.same(added.map((e) => [e.op, e.person.user_id, e.person.full_name]), [['add', newcomer, 'Unknown user']], 'a newcomer they cannot access arrives as a placeholder');
+  const incomplete = await verifyAction(t, s, guest, () => s.user(Role.MEMBER, 'Another'),
+    { register: { fetch_event_types: ['realm_user'], event_types: ['realm_user'], client_capabilities: { user_list_incomplete: true } } });
+  t.same(incomplete, [], 'and not at all with user_list_incomplete');
+});
+
+t.test("profile data: each value must suit its field's type", async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
+  const cordelia = await s.user(Role.MEMBER, 'Cordelia');
+  const gone = await s.user(Role.MEMBER, 'Gone');
+  const bot = await s.user(Role.MEMBER, 'Some Bot', { bot_type: 1, bot_owner_id: admin.id });
+  await s.api('DELETE', `/users/${gone.id}`, admin);
+  const field = async (name: string, field_type: number, extra: Record<string, unknown> = {}) =>
+    (await s.api('POST', '/realm/profile_fields', s.owner, { name, hint: '', field_type, ...extra })).body.id as number;
+  const phone = await field('Phone number', 1);
+  const bio = await field('Biography', 2);
+  const editor = await field('Favorite editor', 3, { field_data: { 0: { text: 'Vim', order: '1' }, 1: { text: 'Emacs', order: '2' } } });
+  const birthday = await field('Birthday', 4);
+  const site = await field('Favorite website', 5);
+  const mentor = await field('Mentor', 6);
+  const set = (id: number, value: unknown) => s.api('PATCH', `/users/${cordelia.id}`, admin, { profile_data: [{ id, value }] });
+
+  const good = await s.api('PATCH', `/users/${cordelia.id}`, admin, {
+    profile_data: [{ id: phone, value: 'short text data' }, { id: bio, value: 'long text data' }, { id: editor, value: '0' },
+      { id: birthday, value: '1909-03-05' }, { id: site, value: 'https://zulip.com' }, { id: mentor, value: [cordelia.id] }],
+  });
+  t.equal(good.status, 200);
+  const cases: Array<[number, unknown, string]> = [
+    [editor, 'invalid choice', "'invalid choice' is not a valid choice for 'Favorite editor'."],
+    [birthday, '1909-34-55', 'Birthday is not a date'],
+    [birthday, '1909-02-30', 'Birthday is not a date'],
+    [site, 'not url', 'Favorite website is not a URL'],
+    [mentor, 'not list of user ids', 'User IDs is not a list'],
+    [mentor, ['1'], 'User IDs[0] is not an integer'],
+    [mentor, [999999], 'Invalid user ID: 999999'],
+    [mentor, [gone.id], `User with ID ${gone.id} is deactivated`],
+    [mentor, [bot.id], `User with ID ${bot.id} is a bot`],
+    [phone, 'x'.repeat(51), 'Phone number is too long (limit: 50 characters)'],
+    [bio, 'x'.repeat(501), 'Biography is too long (limit: 500 characters)'],
+    [9001, 'some data', 'Field id 9001 not found.'],
+    [9001, '', 'Field id 9001 not found.'],
+  ];
+  for (const [id, value, msg] of cases) t.same((await set(id, value)).body, error(msg), `${id}: ${JSON.stringify(value)}`);
+  const cleared = await s.api('PATCH', `/users/${cordelia.id}`, admin, { profile_data: [{ id: phone, value: '' }, { id: mentor, value: [] }, { id: site, value: null }] });
+  t.equal(cleared.status, 200, 'empty values clear');
+  const data = (await s.api('GET', `/users/${cordelia.id}`, admin, { include_custom_profile_fields: true })).body.user.profile_data;
+  t.notOk(data[phone] ?? data[String(phone)], 'phone cleared');
+  t.match(data[String(birthday)], { value: '1909-03-05' });
+  t.same((await s.api('PATCH', '/users/me/profile_data', cordelia, { data: [{ id: birthday, value: 'soon' }] })).body, error('Birthday is not a date'),
+    "the user's own changes follow the same rules");
 });

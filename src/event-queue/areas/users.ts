@@ -60,14 +60,21 @@ function rowFromCreated(d: DataOf<'UserCreated'>): UserRow {
 }
 
 
-registerTranslator('UserCreated', async (event) => {
+registerTranslator('UserCreated', async (event, db) => {
   const d = event.data as DataOf<'UserCreated'>;
   // System bots are created with the organization and reach clients only as cross_realm_bots.
   if (d.is_system_bot) return null;
   const row = rowFromCreated(d);
+  const guests = await guestsWhoCanAccess(db, d.user_id);
   return {
     audience: 'realm',
     forUser: (r) => {
+      // A guest who cannot access the newcomer gets an "Unknown user" placeholder (feature level
+      // 232), or nothing with the user_list_incomplete capability.
+      if (!mayHearAbout(r.user, guests)) {
+        if (r.queue.client_capabilities.user_list_incomplete) return [];
+        return [{ type: 'realm_user', op: 'add', person: inaccessibleUserDict(d.user_id, realmHost(r.realm)) }];
+      }
       const person = formatUser(row, viewerOf(r), {
         clientGravatar: r.queue.client_gravatar,
         includeCustomProfileFields: true,
@@ -158,9 +165,11 @@ registerTranslator('UserAvatarChanged', async (e, db) => {
     avatar_version: d.avatar_version,
   };
   const administrators = row.is_bot ? await botAdministrators(db, row) : new Set<number>();
+  const guests = await guestsWhoCanAccess(db, d.user_id);
   return {
     audience: 'realm',
     forUser: (r) => {
+      if (!mayHearAbout(r.user, guests)) return [];
       const events: ClientEvent[] = [{ type: 'realm_user', op: 'update', person }];
       if (administrators.has(r.user.id)) events.push({ type: 'realm_bot', op: 'update', bot: { user_id: d.user_id, avatar_url: person.avatar_url } });
       return events;
@@ -172,9 +181,11 @@ registerTranslator('UserEmailChanged', async (e, db) => {
   const user = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
   if (!user) return null;
   const row = { ...user, delivery_email: d.delivery_email };
+  const guests = await guestsWhoCanAccess(db, d.user_id);
   return {
     audience: 'realm',
     forUser: (r) => {
+      if (!mayHearAbout(r.user, guests)) return [];
       const events: ClientEvent[] = [];
       if (canSeeDeliveryEmail(viewerOf(r), row)) {
         events.push({ type: 'realm_user', op: 'update', person: { user_id: d.user_id, delivery_email: d.delivery_email } });
@@ -200,9 +211,11 @@ registerTranslator('UserErased', async (e, db) => {
     avatar_url_medium: avatarUrlFor(row, true, false, true),
     avatar_version: d.avatar_version,
   };
+  const guests = await guestsWhoCanAccess(db, d.user_id);
   return {
     audience: 'realm',
     forUser: (r) => {
+      if (!mayHearAbout(r.user, guests)) return [];
       const person = (fields: Record<string, unknown>): ClientEvent => ({ type: 'realm_user', op: 'update', person: { user_id: d.user_id, ...fields } });
       const events: ClientEvent[] = [person({ full_name: d.full_name })];
       if (canSeeDeliveryEmail(viewerOf(r), row)) events.push(person({ delivery_email: d.email }));
