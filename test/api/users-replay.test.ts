@@ -75,6 +75,7 @@ t.test('roles: owners for owner changes, administrators for the rest, never the 
 
   t.same((await s.api('PATCH', `/users/${othello.id}`, admin, { role: Role.OWNER })).body, error('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL'));
   t.same((await s.api('PATCH', `/users/${othello.id}`, admin, { role: 700 })).body, error('Invalid role'));
+  t.same((await s.api('PATCH', `/users/${admin.id}`, othello, { role: 700 })).body, error('Invalid role'), 'a bad role is refused before any permission check');
   const events = await verifyAction(t, s, admin, () => s.api('PATCH', `/users/${othello.id}`, s.owner, { role: Role.OWNER }));
   t.same(events.filter((e) => e.type === 'realm_user').map((e) => e.person), [{ user_id: othello.id, role: Role.OWNER }]);
   t.same((await s.api('PATCH', `/users/${othello.id}`, admin, { role: Role.MEMBER })).body, error('Must be an organization owner', 'UNAUTHORIZED_PRINCIPAL'),

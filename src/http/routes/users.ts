@@ -3,7 +3,7 @@ import { defineRoute } from '../route.js';
 import { ApiError, errors } from '../../domain/errors.js';
 import { validateFullName, type UserCommand } from '../../domain/users/decider.js';
 import { generateApiKey } from '../../services/secrets.js';
-import { Role, isAdminRole } from '../../domain/roles.js';
+import { ALL_ROLES, Role, isAdminRole } from '../../domain/roles.js';
 import { botDomain, realmHost } from '../../read/realm.js';
 import { activeUserNamed, apiEmail, formatUser, getUserByEmailFor, getUserById, listUsers, type UserRow } from '../../read/users.js';
 import { accessUserById, actorOf, changeUser, changeUserAtOnce, checkNameUnique, checkUserAccess, createUser, deactivateUser, reactivateUser } from '../../services/users.js';
@@ -134,7 +134,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     files: { maxMib: () => MAX_AVATAR_FILE_SIZE_MIB },
     params: {
       properties: {
-        bot_id: { type: 'integer' }, full_name: { type: 'string' }, role: { type: 'integer' }, bot_owner_id: { type: 'integer' },
+        bot_id: { type: 'integer' }, full_name: { type: 'string' }, role: { type: 'integer', enum: [...ALL_ROLES] }, bot_owner_id: { type: 'integer' },
         default_sending_stream: { type: 'string' }, default_events_register_stream: { type: 'string' }, default_all_public_streams: { type: 'boolean' },
       },
       required: ['bot_id'],
@@ -307,7 +307,8 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       properties: {
         user_id: { type: 'integer' },
         full_name: { type: 'string' },
-        role: { type: 'integer' },
+        // Checked before anything else, as the real server's parameter validator does.
+        role: { type: 'integer', enum: [...ALL_ROLES] },
         profile_data: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] } },
       },
       required: ['user_id'],
