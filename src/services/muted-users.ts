@@ -8,17 +8,23 @@ import { unreadSql } from '../read/narrow.js';
 import { narrowViewer } from '../read/messages.js';
 import type { UserRow } from '../read/users.js';
 import type { StreamAppend } from '../eventstore/types.js';
-import { requireUser } from './users.js';
+import { accessUserById } from './users.js';
+import { getRealm } from '../read/realm.js';
 import { flagsStream } from './messages.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { isDbInt } from '../domain/ids.js';
 
 export const mutedUsersStream = (userId: number) => `muted-users-${userId}`;
 
-/** The other user, bots and deactivated users included, as the real server's access check allows. */
+/**
+ * The other user, bots and deactivated users included, as the real server's access check allows;
+ * a guest limited by can_access_all_users_group may mute only the users they can access.
+ */
 async function requireMutableUser(ctx: ServiceContext, user: UserRow, otherId: number): Promise<UserRow> {
   if (!isDbInt(otherId)) throw errors.noSuchUser();
-  return requireUser(ctx.db, otherId, user.realm_id);
+  const realm = await getRealm(ctx.db, user.realm_id);
+  if (!realm) throw errors.noSuchUser();
+  return accessUserById(ctx.db, realm, user, otherId, { forAdmin: false, allowBots: true, allowDeactivated: true });
 }
 
 /**

@@ -40,12 +40,71 @@ export async function createProfileField(
 
 /** A checked profile value: the text stored for `value` (null clears the field). */
 async function profileValue(ctx: ServiceContext, meta: RequestMeta, fieldId: number, value: unknown): Promise<{ text: string | null; type: number }> {
-  const field = await ctx.db.selectFrom('custom_profile_fields').select(['realm_id', 'type']).where('id', '=', fieldId).executeTakeFirst();
+  const field = await ctx.db.selectFrom('custom_profile_fields').select(['realm_id', 'type', 'name', 'field_data']).where('id', '=', fieldId).executeTakeFirst();
   if (!field || field.realm_id !== meta.realmId) throw errors.badRequest(`Field id ${fieldId} not found.`);
   if (value !== null && typeof value !== 'string' && !Array.isArray(value)) throw errors.badRequest(`Invalid value for field ${fieldId}`);
-  const text = value === null || value === '' ? null : typeof value === 'string' ? value : JSON.stringify(value);
-  if (text !== null && text.length > 1000) throw errors.badRequest('Value too long');
+  // An empty value (null, '' or []) clears the field; anything else must suit the field's type.
+  if (value === null || value === '' || (Array.isArray(value) && value.length === 0)) return { text: null, type: field.type };
+  await checkProfileValue(ctx, meta.realmId, field, value);
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (text.length > 1000) throw errors.badRequest('Value too long');
   return { text, type: field.type };
+}
+
+const PROFILE_TEXT_LIMITS: Record<number, number> = { 1: 50, 2: 500, 7: 50, 8: 50 };
+
+/**
+ * The real server's validator for each field type, named by the field's label: texts up to 50
+ * characters (long text 500), a YYYY-MM-DD date, an http(s) URL, one of a choice field's keys, or a
+ * list of active human users' ids.
+ */
+async function checkProfileValue(ctx: ServiceContext, realmId: number, field: { type: number; name: string; field_data: string }, value: string | unknown[]): Promise<void> {
+  const name = field.name;
+  if (field.type === 6) {
+    if (!Array.isArray(value)) throw errors.badRequest('User IDs is not a list');
+    value.forEach((id, i) => {
+      if (typeof id !== 'number' || !Number.isInteger(id)) throw errors.badRequest(`User IDs[${i}] is not an integer`);
+    });
+    const ids = value as number[];
+    const rows = ids.length === 0 ? [] : await ctx.db.selectFrom('users').select(['id', 'is_active', 'is_bot', 'is_system_bot'])
+      .where('realm_id', '=', realmId).where('id', 'in', ids.filter((id) => Number.isSafeInteger(id) && Math.abs(id) < 2 ** 31)).execute();
+    for (const id of ids) {
+      const row = rows.find((r) => r.id === id);
+      if (!row || row.is_system_bot) throw errors.badRequest(`Invalid user ID: ${id}`);
+      if (!row.is_active) throw errors.badRequest(`User with ID ${id} is deactivated`);
+      if (row.is_bot) throw errors.badRequest(`User with ID ${id} is a bot`);
+    }
+    return;
+  }
+  if (typeof value !== 'string') throw errors.badRequest(`${name} is not a string`);
+  const limit = PROFILE_TEXT_LIMITS[field.type];
+  if (limit !== undefined && [...value].length > limit) throw errors.badRequest(`${name} is too long (limit: ${limit} characters)`);
+  if (field.type === 3) {
+    const choices = field.field_data ? (JSON.parse(field.field_data) as Record<string, unknown>) : {};
+    if (!Object.hasOwn(choices, value)) throw errors.badRequest(`'${value}' is not a valid choice for '${name}'.`);
+  } else if (field.type === 4) {
+    if (!isCalendarDate(value)) throw errors.badRequest(`${name} is not a date`);
+  } else if (field.type === 5) {
+    if (!isWebUrl(value)) throw errors.badRequest(`${name} is not a URL`);
+  }
+}
+
+function isCalendarDate(value: string): boolean {
+  const match = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return year >= 1 && date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+function isWebUrl(value: string): boolean {
+  if (/\s/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return ['http:', 'https:', 'ftp:', 'ftps:'].includes(url.protocol) && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** The events setting `entries` on `user`'s profile, every entry checked. */

@@ -18,7 +18,7 @@ import { prepareEmailChange, sendEmailChangeConfirmation } from './email-change.
 import type { Mailer } from './mailer.js';
 import { hashPassword, verifyPassword } from './secrets.js';
 import { streamVersion } from './stream-version.js';
-import { requireUser, userStream } from './users.js';
+import { checkNameUnique, requireUser, userStream } from './users.js';
 
 export interface SettingsRequest {
   /** Personal settings by name (only the ones the client sent). */
@@ -50,7 +50,10 @@ export async function changeOwnSettings(
   if (user.is_bot) throw errors.badRequest('This endpoint does not accept bot requests.');
   validateSettingChanges(request.settings);
   if (request.timezone !== undefined) validateTimezone(request.timezone);
-  if (request.full_name !== undefined) validateFullName(request.full_name);
+  if (request.full_name !== undefined) {
+    validateFullName(request.full_name);
+    if (request.full_name !== user.full_name) await checkNameUnique(ctx.db, realm, request.full_name, user.id);
+  }
   let newPasswordHash: string | undefined;
   if (request.new_password !== undefined) {
     if (!(await verifyPassword(request.old_password ?? '', user.password_hash))) throw errors.badRequest('Wrong password!');

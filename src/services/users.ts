@@ -2,10 +2,12 @@ import { forgetBotStorage } from './bot-storage.js';
 import type { Db } from '../db/database.js';
 import { errors } from '../domain/errors.js';
 import { Role } from '../domain/roles.js';
-import { decideUser, validateFullName, type Actor, type UserCommand, type UserState } from '../domain/users/decider.js';
+import { decideUser, nameForUniqueness, validateFullName, type Actor, type UserCommand, type UserState } from '../domain/users/decider.js';
 import type { UserCreated, UserEvent } from '../domain/users/events.js';
-import { countActiveOwners, getUserById, getUserByEmail, type UserRow } from '../read/users.js';
-import { getRealm, realmHost } from '../read/realm.js';
+import { activeUserNamed, countActiveOwners, getUserById, getUserByEmail, type UserRow } from '../read/users.js';
+import { getRealm, realmHost, type RealmRow } from '../read/realm.js';
+import { canAccessUser } from '../read/user-access.js';
+import { isAdminRole } from '../domain/roles.js';
 import { generateApiKey, hashPassword } from './secrets.js';
 import { defaultStreamSubscriptions } from './channels.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
@@ -68,6 +70,48 @@ export async function requireUser(db: Db, userId: number, realmId: number): Prom
   return user;
 }
 
+export interface AccessOptions {
+  /** administering the user (an administrator, or the bot's owner) rather than reading it */
+  forAdmin: boolean;
+  allowBots?: boolean;
+  allowDeactivated?: boolean;
+}
+
+/**
+ * The real server's access_user_by_id: the organization's account with that id ('No such user'
+ * otherwise, and for a bot unless bots are allowed), active unless deactivated ones are allowed
+ * ('User is deactivated'), and 'Insufficient permission' for a caller who may not administer it
+ * or, only reading, may not access it (limited user access for guests, read/user-access.ts).
+ */
+export async function accessUserById(db: Db, realm: RealmRow, actor: UserRow, targetId: number, options: AccessOptions): Promise<UserRow> {
+  const target = await getUserById(db, targetId);
+  if (!target || target.realm_id !== realm.id || target.is_system_bot) throw errors.noSuchUser();
+  return checkUserAccess(db, realm, actor, target, options);
+}
+
+export async function checkUserAccess(db: Db, realm: RealmRow, actor: UserRow, target: UserRow, options: AccessOptions): Promise<UserRow> {
+  if (target.is_bot && !options.allowBots) throw errors.noSuchUser();
+  if (!target.is_active && !options.allowDeactivated) throw errors.badRequest('User is deactivated');
+  const allowed = options.forAdmin
+    ? isAdminRole(actor.role) || (target.is_bot && target.bot_owner_id === actor.id)
+    : await canAccessUser(db, realm, actor, target);
+  if (!allowed) throw errors.badRequest('Insufficient permission');
+  return target;
+}
+
+/**
+ * require_unique_names: no other account of the organization, active or not, human or bot, may
+ * have the same name once compatibility-normalized and case-folded.
+ */
+export async function checkNameUnique(db: Db, realm: RealmRow, fullName: string, exceptUserId?: number): Promise<void> {
+  if ((realm.properties as Record<string, unknown>).require_unique_names !== true) return;
+  const wanted = nameForUniqueness(fullName);
+  let query = db.selectFrom('users').select('full_name').where('realm_id', '=', realm.id).where('is_system_bot', '=', false);
+  if (exceptUserId !== undefined) query = query.where('id', '!=', exceptUserId);
+  const names = await query.execute();
+  if (names.some((row) => nameForUniqueness(row.full_name) === wanted)) throw errors.badRequest('Unique names required in this organization.');
+}
+
 /** Creates a human or bot account; a new account takes the organization's default settings. */
 export async function createUser(
   ctx: ServiceContext,
@@ -81,6 +125,7 @@ export async function createUser(
   const full_name = validateFullName(input.full_name);
   const realm = await getRealm(ctx.db, meta.realmId);
   if (!realm) throw errors.badRequest('Invalid organization');
+  await checkNameUnique(ctx.db, realm, full_name);
   const api_key = generateApiKey();
   const password_hash = input.password ? await hashPassword(input.password) : null;
   const user_id = await ctx.commands.nextId('user_id_seq');
@@ -155,12 +200,13 @@ export async function changeUserAtOnce(
  * server, a deactivated user's bots stop working with them (reactivating the user does not bring the
  * bots back; each is reactivated on its own).
  */
-export async function deactivateUser(ctx: ServiceContext, meta: RequestMeta, userId: number, actor: Actor): Promise<void> {
+export async function deactivateUser(ctx: ServiceContext, meta: RequestMeta, userId: number, actor: Actor, own = false): Promise<void> {
   const { result: bots } = await ctx.commands.run(metadataOf(meta), async () => {
     const row = await requireUser(ctx.db, userId, meta.realmId);
     if (row.is_system_bot) throw errors.noSuchUser();
     const owners = await countActiveOwners(ctx.db, meta.realmId);
-    const events = decideUser({ type: 'DeactivateUser', actor, active_owner_count: owners }, toUserState(row));
+    const ownCheck = own ? { active_user_count: await countActiveAccounts(ctx.db, meta.realmId) } : undefined;
+    const events = decideUser({ type: 'DeactivateUser', actor, active_owner_count: owners, own: ownCheck }, toUserState(row));
     const appends: StreamAppend[] = [{ streamId: userStream(userId), expectedVersion: row.version, events }];
     const bots = row.is_bot ? [row.id] : [];
     if (!row.is_bot) {
@@ -173,6 +219,35 @@ export async function deactivateUser(ctx: ServiceContext, meta: RequestMeta, use
   });
   // A bot's storage is forgotten with the bot (docs/DECISIONS.md).
   for (const botId of bots) await forgetBotStorage(ctx, meta, botId);
+}
+
+/** POST /users/{id}/reactivate: the bot-name and bot-owner facts the decider needs come along. */
+export async function reactivateUser(ctx: ServiceContext, meta: RequestMeta, userId: number, actor: Actor): Promise<void> {
+  await ctx.commands.run(metadataOf(meta), async () => {
+    const row = await requireUser(ctx.db, userId, meta.realmId);
+    if (row.is_system_bot) throw errors.noSuchUser();
+    await refuseErased(ctx.db, userId);
+    const owner = row.is_bot && row.bot_owner_id !== null ? await getUserById(ctx.db, row.bot_owner_id) : undefined;
+    const events = decideUser({
+      type: 'ReactivateUser',
+      actor,
+      active_name_taken: row.is_bot && !row.is_active && (await activeUserNamed(ctx.db, row.realm_id, row.full_name.trim())),
+      bot_owner_active: owner?.is_active ?? false,
+    }, toUserState(row));
+    return { appends: [{ streamId: userStream(userId), expectedVersion: row.version, events }], result: undefined };
+  });
+}
+
+/** The organization's active accounts, bots included (the server's own bots are not the organization's). */
+async function countActiveAccounts(db: Db, realmId: number): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('realm_id', '=', realmId)
+    .where('is_active', '=', true)
+    .where('is_system_bot', '=', false)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 async function activeBotsOwnedBy(db: Db, ownerId: number): Promise<UserRow[]> {

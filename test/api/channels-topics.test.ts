@@ -109,7 +109,7 @@ t.test('topics and weekly traffic come from the messages', async (t) => {
 
 t.test('concurrent creation of one name makes one channel', async (t) => {
   const s = await startTestServer(t);
-  const users = [await s.user(Role.MEMBER, 'A'), await s.user(Role.MEMBER, 'B'), await s.user(Role.MEMBER, 'C'), await s.user(Role.MEMBER, 'D')];
+  const users = [await s.user(Role.MEMBER, 'Ann'), await s.user(Role.MEMBER, 'Ben'), await s.user(Role.MEMBER, 'Cat'), await s.user(Role.MEMBER, 'Dan')];
   const results = await Promise.all(users.map((u, i) => create(s, u, i % 2 === 0 ? 'Race' : 'race')));
   for (const r of results) t.equal(r.status, 200, JSON.stringify(r.body));
   const rows = await s.platform.db.selectFrom('streams').select(['id', 'name']).where('deactivated', '=', false).execute();

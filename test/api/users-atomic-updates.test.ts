@@ -60,7 +60,7 @@ t.test('PATCH /users/me/profile_data sets every field or none', async (t) => {
 
   const tooLong = await s.api('PATCH', '/users/me/profile_data', member, { data: [{ id: team, value: 'Infra' }, { id: about, value: 'x'.repeat(1001) }] });
   t.equal(tooLong.status, 400);
-  t.equal(tooLong.body.msg, 'Value too long');
+  t.equal(tooLong.body.msg, 'About is too long (limit: 500 characters)');
   t.same((await userStreamSince(s, member.id, before)).types, [], 'the valid field was not set either');
 
   const both = await s.api('PATCH', '/users/me/profile_data', member, { data: [{ id: team, value: 'Infra' }, { id: about, value: 'I *like* tests' }] });

@@ -32,10 +32,11 @@ function emojiOf(command: UpdateUserStatus, catalog: EmojiCatalog): EmojiTriple 
 
 /** Pure: POST /users/me/status → one UserStatusChanged, or the real server's error. */
 export function decideUserStatus(command: UpdateUserStatus, catalog: EmojiCatalog): UserStatusChanged[] {
-  if (command.status_text !== undefined && [...command.status_text].length > MAX_STATUS_TEXT_LENGTH) {
+  // Surrounding whitespace is dropped before the length is checked, as the real server does.
+  const status_text = command.status_text?.trim();
+  if (status_text !== undefined && [...status_text].length > MAX_STATUS_TEXT_LENGTH) {
     throw errors.badRequest(`status_text is too long (limit: ${MAX_STATUS_TEXT_LENGTH} characters)`);
   }
-  const status_text = command.status_text?.trim();
   if (command.away === undefined && status_text === undefined && command.emoji_name === undefined) {
     throw errors.badRequest('Client did not pass any new values.');
   }

@@ -28,8 +28,16 @@ export type UserCommand =
   | { type: 'RenameUser'; actor: Actor; full_name: string }
   | { type: 'ChangeRole'; actor: Actor; role: number; active_owner_count: number }
   | { type: 'SetBillingAdmin'; actor: Actor; is_billing_admin: boolean }
-  | { type: 'DeactivateUser'; actor: Actor; active_owner_count: number }
-  | { type: 'ReactivateUser'; actor: Actor }
+  /**
+   * `own`: DELETE /users/me, refused for the organization's only active account or only owner with
+   * CANNOT_DEACTIVATE_LAST_USER; otherwise an administrator's deactivation of someone.
+   */
+  | { type: 'DeactivateUser'; actor: Actor; active_owner_count: number; own?: { active_user_count: number } }
+  /**
+   * `active_name_taken`: a bot comes back only while no active account has its name; a bot whose
+   * owner is gone comes back owned by whoever reactivates it.
+   */
+  | { type: 'ReactivateUser'; actor: Actor; active_name_taken?: boolean; bot_owner_active?: boolean }
   | { type: 'RegenerateApiKey'; actor: Actor; api_key: string }
   | { type: 'ChangeTimezone'; actor: Actor; timezone: string }
   | { type: 'ChangeBotOwner'; actor: Actor; new_owner: { user_id: number; is_active: boolean; is_bot: boolean } | null }
@@ -41,16 +49,36 @@ export type UserCommand =
 export type BotDefaultProperty = 'default_sending_stream' | 'default_events_register_stream' | 'default_all_public_streams';
 
 export const MAX_NAME_LENGTH = 100;
+export const MIN_NAME_LENGTH = 2;
 
+/**
+ * The real server's name rules, counted in characters after trimming: 2 to 100 of them, none of
+ * Unicode's "other" categories (control, format such as a zero-width space, private use, unassigned)
+ * nor * ` \ > " @, and no `|<digits>` at the very end, which mention syntax would read as a user id.
+ */
 export function validateFullName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed.length === 0) throw errors.badRequest('Name too short!');
-  if (trimmed.length > MAX_NAME_LENGTH) throw errors.badRequest('Name too long!');
-  if (/[\u0000-\u001f*`\\>"@]/.test(trimmed)) throw errors.badRequest('Invalid characters in name!');
+  const length = [...trimmed].length;
+  if (length > MAX_NAME_LENGTH) throw errors.badRequest('Name too long!');
+  if (length < MIN_NAME_LENGTH) throw errors.badRequest('Name too short!');
+  if (/[\p{C}*`\\>"@]/u.test(trimmed)) throw errors.badRequest('Invalid characters in name!');
+  if (/\|\d+$/.test(name)) throw errors.badRequest('Invalid format!');
   return trimmed;
 }
 
+/** The form require_unique_names compares: compatibility-normalized and case-folded. */
+export function nameForUniqueness(name: string): string {
+  return name.trim().normalize('NFKC').toUpperCase().toLowerCase();
+}
+
 const isSelf = (actor: Actor, state: UserState) => actor.user_id === state.user_id;
+/** The organization's only active human owner (a bot with the owner role never counts). */
+const isLastOwner = (state: UserState, activeOwners: number) => !state.is_bot && state.role === Role.OWNER && activeOwners <= 1;
+
+function cannotDeactivateLast(isLastOwner: boolean): ApiError {
+  const entity = isLastOwner ? 'organization owner' : 'user';
+  return new ApiError('CANNOT_DEACTIVATE_LAST_USER', 400, `Cannot deactivate the only ${entity}.`, { is_last_owner: isLastOwner, entity });
+}
 const mayAdminister = (actor: Actor, state: UserState) =>
   isAdminRole(actor.role) || (state.is_bot && state.bot_owner_id === actor.user_id);
 
@@ -69,7 +97,7 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
       const touchesOwner = command.role === Role.OWNER || state.role === Role.OWNER;
       if (touchesOwner && command.actor.role !== Role.OWNER) throw errors.mustBeOwner();
       if (!isAdminRole(command.actor.role)) throw errors.mustBeAdmin();
-      if (state.role === Role.OWNER && command.role !== Role.OWNER && command.active_owner_count <= 1) {
+      if (isLastOwner(state, command.active_owner_count) && command.role !== Role.OWNER) {
         throw errors.badRequest('The owner permission cannot be removed from the only organization owner.');
       }
       if (command.role === state.role) return [];
@@ -81,18 +109,30 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
       return [{ type: 'UserBillingAdminChanged', data: { user_id, is_billing_admin: command.is_billing_admin } }];
     }
     case 'DeactivateUser': {
-      if (!mayAdminister(command.actor, state)) throw errors.mustBeAdmin();
-      if (!state.is_active) throw errors.badRequest('User is already deactivated');
-      if (state.role === Role.OWNER && command.actor.role !== Role.OWNER) throw errors.mustBeOwner();
-      if (state.role === Role.OWNER && command.active_owner_count <= 1) {
-        throw new ApiError('CANNOT_DEACTIVATE_LAST_USER', 400, 'Cannot deactivate the only organization owner', { is_last_owner: true });
+      if (command.own) {
+        if (!isSelf(command.actor, state)) throw errors.badRequest('Insufficient permission');
+        if (command.own.active_user_count <= 1) throw cannotDeactivateLast(false);
+        if (isLastOwner(state, command.active_owner_count)) throw cannotDeactivateLast(true);
+        return state.is_active ? [{ type: 'UserDeactivated', data: { user_id } }] : [];
       }
+      if (!mayAdminister(command.actor, state)) throw errors.badRequest('Insufficient permission');
+      if (!state.is_active) throw errors.badRequest('User is deactivated');
+      if (state.role === Role.OWNER && command.actor.role !== Role.OWNER) throw errors.mustBeOwner();
+      if (isLastOwner(state, command.active_owner_count)) throw errors.badRequest('Cannot deactivate the only organization owner');
       return [{ type: 'UserDeactivated', data: { user_id } }];
     }
     case 'ReactivateUser': {
-      if (!mayAdminister(command.actor, state)) throw errors.mustBeAdmin();
-      if (state.is_active) throw errors.badRequest('User is already active');
-      return [{ type: 'UserReactivated', data: { user_id } }];
+      if (!mayAdminister(command.actor, state)) throw errors.badRequest('Insufficient permission');
+      // Reactivating an active account changes nothing, and succeeds as on the real server.
+      if (state.is_active) return [];
+      if (state.is_bot && command.active_name_taken) {
+        throw errors.badRequest(`There is already an active bot named "${state.full_name}" in this organization. To reactivate this bot, you must rename or deactivate the other one first.`);
+      }
+      const events: UserEvent[] = [{ type: 'UserReactivated', data: { user_id } }];
+      if (state.is_bot && state.bot_owner_id !== null && command.bot_owner_active === false && command.actor.user_id !== state.bot_owner_id) {
+        events.push({ type: 'UserBotOwnerChanged', data: { user_id, bot_owner_id: command.actor.user_id, old_bot_owner_id: state.bot_owner_id } });
+      }
+      return events;
     }
     case 'RegenerateApiKey':
       if (!isSelf(command.actor, state) && !mayAdminister(command.actor, state)) throw errors.badRequest('Insufficient permission');

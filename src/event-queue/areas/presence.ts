@@ -1,3 +1,4 @@
+import { accessibleHumanIds, guestsWhoCanAccess, limitsUserAccess, mayHearAbout } from '../../read/user-access.js';
 import type { DataOf } from '../../domain/events.js';
 import { DISABLED_PRESENCE_AGE_SECS } from '../../domain/presence/rules.js';
 import { legacyClientPresence, presenceDisabledInRealm, presenceResponse, type PresenceTimes } from '../../read/presence.js';
@@ -12,7 +13,14 @@ import type { ClientEvent, PreparedEvent, Recipient } from '../types.js';
 // Read in the registration's transaction (no shared copy): the state must match the queue's start.
 registerSection('presence', async ({ trx, realm, options, presenceLocal }) => presenceResponse(trx as Db, realm, options.slim_presence, Date.now(), { local: presenceLocal }));
 
-registerSection('user_status', async ({ trx, realm }) => ({ user_status: await realmUserStatus(trx as Db, realm.id) }));
+registerSection('user_status', async ({ trx, realm, user }) => {
+  const all = await realmUserStatus(trx as Db, realm.id);
+  // A guest limited by can_access_all_users_group sees the statuses of the users they can access only.
+  if (!(await limitsUserAccess(trx as Db, realm, user))) return { user_status: all };
+  // (Only humans have a status.)
+  const accessible = await accessibleHumanIds(trx as Db, user);
+  return { user_status: Object.fromEntries(Object.entries(all).filter(([id]) => accessible.has(Number(id)))) };
+});
 
 /**
  * The real server's presence event: the legacy per-client dictionary in both forms; a queue
@@ -50,7 +58,7 @@ registerTranslator('UserSettingsChanged', async (event, db) => {
   return presenceEvent(db, d.user_id, times, event.metadata.time, true);
 });
 
-registerTranslator('UserStatusChanged', async (event) => {
+registerTranslator('UserStatusChanged', async (event, db) => {
   const d = event.data as DataOf<'UserStatusChanged'>;
   const out: ClientEvent = { type: 'user_status', user_id: d.user_id };
   if (d.away !== null) out.away = d.away;
@@ -60,5 +68,7 @@ registerTranslator('UserStatusChanged', async (event) => {
     out.emoji_code = d.emoji_code ?? '';
     out.reaction_type = d.reaction_type ?? 'unicode_emoji';
   }
-  return { audience: 'realm', forUser: () => [{ ...out }] };
+  // A guest limited by can_access_all_users_group hears only of the users they can access (feature level 228).
+  const guests = await guestsWhoCanAccess(db, d.user_id);
+  return { audience: 'realm', forUser: (r) => (mayHearAbout(r.user, guests) ? [{ ...out }] : []) };
 });

@@ -1,3 +1,4 @@
+import { guestsWhoCanAccess, inaccessibleUserDict, inaccessibleUserIds, mayHearAbout } from '../../read/user-access.js';
 import type { DataOf } from '../../domain/events.js';
 import { registerTranslator } from '../translators.js';
 import { registerSection } from '../sections.js';
@@ -15,11 +16,15 @@ import { botOwnerAsOf } from '../bot-owner-as-of.js';
 
 const viewerOf = (r: Recipient) => ({ user_id: r.user.id, role: r.user.role, realm_id: r.realm.id });
 
-/** realm_user update sent to everyone in the realm who may see that user. */
-function personUpdate(person: (r: Recipient) => Record<string, unknown> | null): PreparedEvent {
+/**
+ * realm_user update sent to everyone in the realm who may see that user: a guest limited by
+ * can_access_all_users_group hears only of the users they can access (feature level 228).
+ */
+function personUpdate(person: (r: Recipient) => Record<string, unknown> | null, guests: ReadonlySet<number> | null = null): PreparedEvent {
   return {
     audience: 'realm',
     forUser: (r) => {
+      if (!mayHearAbout(r.user, guests)) return [];
       const p = person(r);
       return p ? [{ type: 'realm_user', op: 'update', person: p }] : [];
     },
@@ -56,14 +61,21 @@ function rowFromCreated(d: DataOf<'UserCreated'>): UserRow {
 }
 
 
-registerTranslator('UserCreated', async (event) => {
+registerTranslator('UserCreated', async (event, db) => {
   const d = event.data as DataOf<'UserCreated'>;
   // System bots are created with the organization and reach clients only as cross_realm_bots.
   if (d.is_system_bot) return null;
   const row = rowFromCreated(d);
+  const guests = await guestsWhoCanAccess(db, d.user_id);
   return {
     audience: 'realm',
     forUser: (r) => {
+      // A guest who cannot access the newcomer gets an "Unknown user" placeholder (feature level
+      // 232), or nothing with the user_list_incomplete capability.
+      if (!mayHearAbout(r.user, guests)) {
+        if (r.queue.client_capabilities.user_list_incomplete) return [];
+        return [{ type: 'realm_user', op: 'add', person: inaccessibleUserDict(d.user_id, realmHost(r.realm)) }];
+      }
       const person = formatUser(row, viewerOf(r), {
         clientGravatar: r.queue.client_gravatar,
         includeCustomProfileFields: true,
@@ -81,23 +93,23 @@ registerTranslator('UserCreated', async (event) => {
 
 registerTranslator('UserRenamed', async (e, db) => {
   const d = e.data as DataOf<'UserRenamed'>;
-  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, full_name: d.full_name })), { full_name: d.full_name }, e);
+  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, full_name: d.full_name }), await guestsWhoCanAccess(db, d.user_id)), { full_name: d.full_name }, e);
 });
-registerTranslator('UserRoleChanged', async (e) => {
+registerTranslator('UserRoleChanged', async (e, db) => {
   const d = e.data as DataOf<'UserRoleChanged'>;
-  return personUpdate(() => ({ user_id: d.user_id, role: d.role }));
+  return personUpdate(() => ({ user_id: d.user_id, role: d.role }), await guestsWhoCanAccess(db, d.user_id));
 });
-registerTranslator('UserBillingAdminChanged', async (e) => {
+registerTranslator('UserBillingAdminChanged', async (e, db) => {
   const d = e.data as DataOf<'UserBillingAdminChanged'>;
-  return personUpdate(() => ({ user_id: d.user_id, is_billing_admin: d.is_billing_admin }));
+  return personUpdate(() => ({ user_id: d.user_id, is_billing_admin: d.is_billing_admin }), await guestsWhoCanAccess(db, d.user_id));
 });
 registerTranslator('UserDeactivated', async (e, db) => {
   const d = e.data as DataOf<'UserDeactivated'>;
-  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: false })), { is_active: false }, e);
+  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: false }), await guestsWhoCanAccess(db, d.user_id)), { is_active: false }, e);
 });
 registerTranslator('UserReactivated', async (e, db) => {
   const d = e.data as DataOf<'UserReactivated'>;
-  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: true })), { is_active: true }, e);
+  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: true }), await guestsWhoCanAccess(db, d.user_id)), { is_active: true }, e);
 });
 registerTranslator('UserApiKeyRegenerated', async (e, db) => {
   const d = e.data as DataOf<'UserApiKeyRegenerated'>;
@@ -137,7 +149,7 @@ registerTranslator('UserBotOwnerChanged', async (e, db) => {
 registerTranslator('UserTimezoneChanged', async (e, db) => {
   const d = e.data as DataOf<'UserTimezoneChanged'>;
   const user = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
-  return personUpdate((r) => ({ user_id: d.user_id, email: user ? apiEmail(user, realmHost(r.realm)) : '', timezone: d.timezone }));
+  return personUpdate((r) => ({ user_id: d.user_id, email: user ? apiEmail(user, realmHost(r.realm)) : '', timezone: d.timezone }), await guestsWhoCanAccess(db, d.user_id));
 });
 registerTranslator('UserAvatarChanged', async (e, db) => {
   const d = e.data as DataOf<'UserAvatarChanged'>;
@@ -154,9 +166,11 @@ registerTranslator('UserAvatarChanged', async (e, db) => {
     avatar_version: d.avatar_version,
   };
   const administrators = row.is_bot ? await botAdministrators(db, row) : new Set<number>();
+  const guests = await guestsWhoCanAccess(db, d.user_id);
   return {
     audience: 'realm',
     forUser: (r) => {
+      if (!mayHearAbout(r.user, guests)) return [];
       const events: ClientEvent[] = [{ type: 'realm_user', op: 'update', person }];
       if (administrators.has(r.user.id)) events.push({ type: 'realm_bot', op: 'update', bot: { user_id: d.user_id, avatar_url: person.avatar_url } });
       return events;
@@ -168,9 +182,11 @@ registerTranslator('UserEmailChanged', async (e, db) => {
   const user = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
   if (!user) return null;
   const row = { ...user, delivery_email: d.delivery_email };
+  const guests = await guestsWhoCanAccess(db, d.user_id);
   return {
     audience: 'realm',
     forUser: (r) => {
+      if (!mayHearAbout(r.user, guests)) return [];
       const events: ClientEvent[] = [];
       if (canSeeDeliveryEmail(viewerOf(r), row)) {
         events.push({ type: 'realm_user', op: 'update', person: { user_id: d.user_id, delivery_email: d.delivery_email } });
@@ -196,9 +212,11 @@ registerTranslator('UserErased', async (e, db) => {
     avatar_url_medium: avatarUrlFor(row, true, false, true),
     avatar_version: d.avatar_version,
   };
+  const guests = await guestsWhoCanAccess(db, d.user_id);
   return {
     audience: 'realm',
     forUser: (r) => {
+      if (!mayHearAbout(r.user, guests)) return [];
       const person = (fields: Record<string, unknown>): ClientEvent => ({ type: 'realm_user', op: 'update', person: { user_id: d.user_id, ...fields } });
       const events: ClientEvent[] = [person({ full_name: d.full_name })];
       if (canSeeDeliveryEmail(viewerOf(r), row)) events.push(person({ delivery_email: d.email }));
@@ -208,11 +226,11 @@ registerTranslator('UserErased', async (e, db) => {
     },
   };
 });
-registerTranslator('UserProfileDataChanged', async (e) => {
+registerTranslator('UserProfileDataChanged', async (e, db) => {
   const d = e.data as DataOf<'UserProfileDataChanged'>;
   const field: Record<string, unknown> = { id: d.field_id, value: d.value };
   if (d.rendered_value !== null) field.rendered_value = d.rendered_value;
-  return personUpdate(() => ({ user_id: d.user_id, custom_profile_field: field }));
+  return personUpdate(() => ({ user_id: d.user_id, custom_profile_field: field }), await guestsWhoCanAccess(db, d.user_id));
 });
 
 /**
@@ -339,9 +357,19 @@ registerSection('realm_user', async ({ trx, user, realm, options, config }) => {
     return out;
   };
   const self = formatUser(user, viewer, { clientGravatar: false, includeCustomProfileFields: false, realmHost: realmHost(realm) });
+  // A guest limited by can_access_all_users_group gets "Unknown user" placeholders (always active)
+  // for the users they cannot access, or nothing for them with the user_list_incomplete capability.
+  const hidden = await inaccessibleUserIds(trx as Db, realm, user, users);
+  const placeholders = options.client_capabilities.user_list_incomplete
+    ? []
+    : users.filter((u) => hidden.has(u.id)).map((u) => {
+      const { is_active: _active, ...placeholder } = inaccessibleUserDict(u.id, realmHost(realm));
+      return placeholder;
+    });
+  const accessible = users.filter((u) => !hidden.has(u.id));
   return {
-    realm_users: users.filter((u) => u.is_active).map(fmt),
-    realm_non_active_users: users.filter((u) => !u.is_active).map(fmt),
+    realm_users: [...accessible.filter((u) => u.is_active).map(fmt), ...placeholders],
+    realm_non_active_users: accessible.filter((u) => !u.is_active).map(fmt),
     cross_realm_bots: (await listSystemBots(trx as never, realm.id)).map((bot) => ({ ...fmt(bot), is_system_bot: true })),
     user_id: user.id,
     email: self.email,

@@ -1,3 +1,4 @@
+import { accessUserById } from '../../services/users.js';
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
 import { errors } from '../../domain/errors.js';
@@ -154,9 +155,10 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
     method: 'GET',
     url: '/users/:user_id/subscriptions/:stream_id',
     params: { properties: { user_id: { type: 'integer' }, ...streamIdParam }, required: ['user_id', 'stream_id'] },
-    handler: async ({ params, user }) => {
-      const target = isDbId(params.user_id) ? await getUserById(ctx.db, params.user_id) : undefined;
-      if (!target || target.realm_id !== user.realm_id) throw errors.noSuchUser();
+    handler: async ({ params, user, realm }) => {
+      if (!isDbId(params.user_id)) throw errors.noSuchUser();
+      // As the real server's access_user_by_id for reading: an active human the caller may access.
+      const target = await accessUserById(ctx.db, realm, user, params.user_id, { forAdmin: false });
       const { stream, subscribed } = await visibleStream(user, params.stream_id);
       if (!canSeeSubscribers(viewerOf(user), stream, subscribed)) throw errors.invalidChannelId();
       return { is_subscribed: (await getSubscription(ctx.db, target.id, stream.id))?.active === true };

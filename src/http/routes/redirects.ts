@@ -4,6 +4,7 @@ import { getAttachmentByPath } from '../../read/attachments.js';
 import { getRealm, realmHost } from '../../read/realm.js';
 import { apiEmail, avatarUrlFor, canSeeDeliveryEmail, getUserByEmail, getUserById, gravatarUrl, type UserRow } from '../../read/users.js';
 import { mayAccessAttachment } from '../../services/attachments.js';
+import { INACCESSIBLE_USER_AVATAR, canAccessUser } from '../../read/user-access.js';
 import type { AppServices } from '../services.js';
 
 /** The request's own query string, passed on to the target as the real server does. */
@@ -50,9 +51,14 @@ export async function avatarRedirectRoutes(app: FastifyInstance, { services }: {
         if (!viewer) throw errors.unauthorized();
         const { email_or_id } = request.params as { email_or_id: string };
         const user = await target(viewer, email_or_id);
-        const url = user
-          ? avatarUrlFor(user, true, false, medium)!
-          : `${gravatarUrl(email_or_id, 1)}${medium ? '&s=500' : ''}`;
+        const realm = user ? await getRealm(ctx.db, viewer.realm_id) : undefined;
+        // A guest limited by can_access_all_users_group gets the "Unknown user" avatar for those they cannot access.
+        const hidden = user && realm ? !(await canAccessUser(ctx.db, realm, viewer, user)) : false;
+        const url = hidden
+          ? INACCESSIBLE_USER_AVATAR
+          : user
+            ? avatarUrlFor(user, true, false, medium)!
+            : `${gravatarUrl(email_or_id, 1)}${medium ? '&s=500' : ''}`;
         return redirect(reply, withQuery(url, request.url));
       },
     });

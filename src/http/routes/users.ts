@@ -3,14 +3,16 @@ import { defineRoute } from '../route.js';
 import { ApiError, errors } from '../../domain/errors.js';
 import { validateFullName, type UserCommand } from '../../domain/users/decider.js';
 import { generateApiKey } from '../../services/secrets.js';
-import { Role, isAdminRole } from '../../domain/roles.js';
+import { ALL_ROLES, Role, isAdminRole } from '../../domain/roles.js';
 import { botDomain, realmHost } from '../../read/realm.js';
 import { activeUserNamed, apiEmail, formatUser, getUserByEmailFor, getUserById, listUsers, type UserRow } from '../../read/users.js';
-import { actorOf, changeUser, changeUserAtOnce, createUser, deactivateUser } from '../../services/users.js';
+import { accessUserById, actorOf, changeUser, changeUserAtOnce, checkNameUnique, checkUserAccess, createUser, deactivateUser, reactivateUser } from '../../services/users.js';
+import { inaccessibleUserDict, inaccessibleUserIds } from '../../read/user-access.js';
 import { createProfileField, reorderProfileFields, profileDataEvents, setProfileData } from '../../services/profile-fields.js';
 import type { AppServices } from '../services.js';
 import { fileParts } from './attachments.js';
 import { sendFileBytes } from '../file-response.js';
+import { mailerFor } from '../../services/mailer.js';
 import { maxReceivedMessageId } from '../../read/messages.js';
 import { listProfileFields } from '../../read/profile-fields.js';
 import { MAX_AVATAR_FILE_SIZE_MIB, avatarChangesDisabled, avatarContentType, avatarPathId, avatarStorage, removeAvatar, uploadAvatar } from '../../services/avatars.js';
@@ -134,7 +136,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     files: { maxMib: () => MAX_AVATAR_FILE_SIZE_MIB },
     params: {
       properties: {
-        bot_id: { type: 'integer' }, full_name: { type: 'string' }, role: { type: 'integer' }, bot_owner_id: { type: 'integer' },
+        bot_id: { type: 'integer' }, full_name: { type: 'string' }, role: { type: 'integer', enum: [...ALL_ROLES] }, bot_owner_id: { type: 'integer' },
         default_sending_stream: { type: 'string' }, default_events_register_stream: { type: 'string' }, default_all_public_streams: { type: 'boolean' },
       },
       required: ['bot_id'],
@@ -148,6 +150,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       if (params.full_name !== undefined) {
         const name = validateFullName(params.full_name);
         if (name !== bot.full_name) {
+          await checkNameUnique(ctx.db, realm, name, bot.id);
           if (await activeUserNamed(ctx.db, user.realm_id, name)) throw errors.badRequest('Name is already in use!');
           changes.push(() => ({ type: 'RenameUser', actor: actorOf(user), full_name: name }));
         }
@@ -224,7 +227,10 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     params: { properties: { ...userQuery } },
     handler: async ({ params, user, realm }) => {
       const users = await listUsers(ctx.db, realm.id);
-      return { members: users.map(formatFor(user, realmHost(realm), params)) };
+      // A guest limited by can_access_all_users_group sees the others as "Unknown user".
+      const hidden = await inaccessibleUserIds(ctx.db, realm, user, users);
+      const format = formatFor(user, realmHost(realm), params);
+      return { members: users.map((u) => (hidden.has(u.id) ? inaccessibleUserDict(u.id, realmHost(realm)) : format(u))) };
     },
   });
 
@@ -244,10 +250,15 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     url: '/users/:user',
     params: { properties: { ...userQuery, user: { type: 'string' } }, required: ['user'] },
     handler: async ({ params, user, realm }) => {
-      const target = /^\d+$/.test(params.user)
-        ? await getUserById(ctx.db, Number(params.user))
-        : await getUserByEmailFor(ctx.db, { user_id: user.id, role: user.role, realm_id: realm.id }, params.user, realmHost(realm));
-      if (!target || target.realm_id !== realm.id) throw errors.noSuchUser();
+      const options = { forAdmin: false, allowBots: true, allowDeactivated: true };
+      let target: UserRow | undefined;
+      if (/^\d+$/.test(params.user)) {
+        target = await accessUserById(ctx.db, realm, user, Number(params.user), options);
+      } else {
+        target = await getUserByEmailFor(ctx.db, { user_id: user.id, role: user.role, realm_id: realm.id }, params.user, realmHost(realm));
+        if (!target || target.realm_id !== realm.id || target.is_system_bot) throw errors.noSuchUser();
+        await checkUserAccess(ctx.db, realm, user, target, options);
+      }
       return { user: formatFor(user, realmHost(realm), params)(target) };
     },
   });
@@ -312,30 +323,44 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       properties: {
         user_id: { type: 'integer' },
         full_name: { type: 'string' },
-        role: { type: 'integer' },
+        // Checked before anything else, as the real server's parameter validator does.
+        role: { type: 'integer', enum: [...ALL_ROLES] },
         profile_data: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] } },
       },
       required: ['user_id'],
     },
-    handler: async ({ params, user, meta }) => {
-      const target = await getUserById(ctx.db, params.user_id);
-      if (!target || target.realm_id !== user.realm_id) throw errors.noSuchUser();
-      const isBotOwner = target.is_bot && target.bot_owner_id === user.id;
-      if (!isAdminRole(user.role) && !isBotOwner) throw errors.mustBeAdmin();
+    handler: async ({ params, user, realm, meta }) => {
+      const target = await accessUserById(ctx.db, realm, user, params.user_id, { forAdmin: true, allowBots: true, allowDeactivated: true });
+      // An administrator's blank name is no change at all, as on the real server (a user's own is 'Name too short!').
+      const fullName = params.full_name !== undefined && params.full_name.trim() !== '' && params.full_name !== target.full_name ? params.full_name : undefined;
+      if (fullName !== undefined) await checkNameUnique(ctx.db, realm, validateFullName(fullName), target.id);
       // One append: a bad field leaves the name and role as they were.
-      await changeUserAtOnce(ctx, meta, target.id, (_s, owners) => [
-        ...(params.role !== undefined ? [{ type: 'ChangeRole' as const, actor: actorOf(user), role: params.role, active_owner_count: owners }] : []),
-        ...(params.full_name !== undefined ? [{ type: 'RenameUser' as const, actor: actorOf(user), full_name: params.full_name }] : []),
+      await changeUserAtOnce(ctx, meta, target.id, (state, owners) => [
+        ...(params.role !== undefined && params.role !== state.role ? [{ type: 'ChangeRole' as const, actor: actorOf(user), role: params.role, active_owner_count: owners }] : []),
+        ...(fullName !== undefined ? [{ type: 'RenameUser' as const, actor: actorOf(user), full_name: fullName }] : []),
       ], (row) => profileDataEvents(ctx, meta, row, params.profile_data ?? []));
     },
   });
 
-  defineRoute<{ user_id: number }>(app, {
+  defineRoute<{ user_id: number; deactivation_notification_comment?: string }>(app, {
     method: 'DELETE',
     url: '/users/:user_id',
-    params: { properties: { user_id: { type: 'integer' } }, required: ['user_id'] },
-    handler: async ({ params, user, meta }) => {
-      await deactivateUser(ctx, meta, params.user_id, actorOf(user));
+    params: {
+      properties: { user_id: { type: 'integer' }, deactivation_notification_comment: { type: 'string', maxLength: 2000 } },
+      required: ['user_id'],
+    },
+    handler: async ({ request, params, user, realm, meta }) => {
+      const target = await accessUserById(ctx.db, realm, user, params.user_id, { forAdmin: true });
+      await deactivateUser(ctx, meta, target.id, actorOf(user));
+      // Any comment, even an empty one, asks for the notice to be mailed; without one nothing is sent.
+      const comment = params.deactivation_notification_comment?.trim();
+      if (comment !== undefined) {
+        await mailerFor(ctx.config, request.log).send({
+          to: target.delivery_email,
+          subject: `Notification of account deactivation on ${realm.name}`,
+          text: [`Your Zulip account on ${realm.url} has been deactivated, and you will no longer be able to log in.`, ...(comment ? ['', comment] : [])].join('\n'),
+        });
+      }
     },
   });
 
@@ -343,7 +368,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     method: 'DELETE',
     url: '/users/me',
     handler: async ({ user, meta }) => {
-      await deactivateUser(ctx, meta, user.id, { user_id: user.id, role: Role.OWNER });
+      await deactivateUser(ctx, meta, user.id, actorOf(user), true);
     },
   });
 
@@ -351,8 +376,9 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     method: 'POST',
     url: '/users/:user_id/reactivate',
     params: { properties: { user_id: { type: 'integer' } }, required: ['user_id'] },
-    handler: async ({ params, user, meta }) => {
-      await changeUser(ctx, meta, params.user_id, () => ({ type: 'ReactivateUser', actor: actorOf(user) }));
+    handler: async ({ params, user, realm, meta }) => {
+      const target = await accessUserById(ctx.db, realm, user, params.user_id, { forAdmin: true, allowBots: true, allowDeactivated: true });
+      await reactivateUser(ctx, meta, target.id, actorOf(user));
     },
   });
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { decideUser, type UserState } from '../../../src/domain/users/decider.js';
+import { decideUser, nameForUniqueness, validateFullName, type UserState } from '../../../src/domain/users/decider.js';
 import { Role } from '../../../src/domain/roles.js';
 
 const bot: UserState = {
@@ -41,4 +41,44 @@ t.test('ChangeBotDefault', async (t) => {
 t.test('ChangeRole checks the owner rule before the administrator rule', async (t) => {
   t.throws(() => decideUser({ type: 'ChangeRole', actor: owner, role: Role.OWNER, active_owner_count: 1 }, bot), { message: 'Must be an organization owner' });
   t.throws(() => decideUser({ type: 'ChangeRole', actor: owner, role: Role.MODERATOR, active_owner_count: 1 }, bot), { message: 'Must be an organization administrator' });
+});
+
+t.test('validateFullName: the real server name rules', async (t) => {
+  t.equal(validateFullName('  Ann  '), 'Ann');
+  t.equal(validateFullName('Hello- 12iago|72k'), 'Hello- 12iago|72k');
+  t.equal(validateFullName('é'.repeat(100)), 'é'.repeat(100), 'counted in characters');
+  t.throws(() => validateFullName('a'), { message: 'Name too short!' });
+  t.throws(() => validateFullName('a'.repeat(101)), { message: 'Name too long!' });
+  for (const bad of ['Ann*', 'Ann\u200b', 'Ann\u0085', 'Ann@']) t.throws(() => validateFullName(bad), { message: 'Invalid characters in name!' }, JSON.stringify(bad));
+  t.throws(() => validateFullName('iago|72'), { message: 'Invalid format!' });
+  t.equal(nameForUniqueness('𝕚𝕒𝕘𝕠'), nameForUniqueness('IAGO'));
+  t.equal(nameForUniqueness('Straße'), nameForUniqueness('STRASSE'));
+});
+
+const ownerHuman: UserState = { ...bot, user_id: 20, is_bot: false, bot_owner_id: null, role: Role.OWNER, full_name: 'Owner' };
+const ownerActor = { user_id: 21, role: Role.OWNER };
+
+t.test('DeactivateUser: the last-owner rules count ownerHumans only; one own account is refused with its entity', async (t) => {
+  t.throws(() => decideUser({ type: 'DeactivateUser', actor: ownerActor, active_owner_count: 1 }, ownerHuman), { message: 'Cannot deactivate the only organization owner', code: 'BAD_REQUEST' });
+  t.same(decideUser({ type: 'DeactivateUser', actor: ownerActor, active_owner_count: 1 }, { ...bot, role: Role.OWNER }), [{ type: 'UserDeactivated', data: { user_id: 10 } }]);
+  t.throws(() => decideUser({ type: 'DeactivateUser', actor: stranger, active_owner_count: 2 }, ownerHuman), { message: 'Insufficient permission' });
+  t.throws(() => decideUser({ type: 'DeactivateUser', actor: admin, active_owner_count: 2 }, { ...ownerHuman, role: Role.MEMBER, is_active: false }), { message: 'User is deactivated' });
+  const self = { user_id: 20, role: Role.OWNER };
+  t.throws(() => decideUser({ type: 'DeactivateUser', actor: self, active_owner_count: 1, own: { active_user_count: 1 } }, ownerHuman),
+    { message: 'Cannot deactivate the only user.', code: 'CANNOT_DEACTIVATE_LAST_USER', extra: { is_last_owner: false, entity: 'user' } });
+  t.throws(() => decideUser({ type: 'DeactivateUser', actor: self, active_owner_count: 1, own: { active_user_count: 2 } }, ownerHuman),
+    { message: 'Cannot deactivate the only organization owner.', extra: { is_last_owner: true, entity: 'organization owner' } });
+  t.same(decideUser({ type: 'DeactivateUser', actor: self, active_owner_count: 2, own: { active_user_count: 2 } }, ownerHuman), [{ type: 'UserDeactivated', data: { user_id: 20 } }]);
+});
+
+t.test('ReactivateUser', async (t) => {
+  const gone = { ...bot, is_active: false };
+  t.same(decideUser({ type: 'ReactivateUser', actor: admin }, { ...bot }), [], 'already active: nothing');
+  t.throws(() => decideUser({ type: 'ReactivateUser', actor: stranger }, gone), { message: 'Insufficient permission' });
+  t.throws(() => decideUser({ type: 'ReactivateUser', actor: owner, active_name_taken: true, bot_owner_active: true }, gone), { message: /^There is already an active bot named "Bot"/ });
+  t.same(decideUser({ type: 'ReactivateUser', actor: owner, active_name_taken: false, bot_owner_active: true }, gone), [{ type: 'UserReactivated', data: { user_id: 10 } }]);
+  t.same(decideUser({ type: 'ReactivateUser', actor: admin, active_name_taken: false, bot_owner_active: false }, gone), [
+    { type: 'UserReactivated', data: { user_id: 10 } },
+    { type: 'UserBotOwnerChanged', data: { user_id: 10, bot_owner_id: 4, old_bot_owner_id: 2 } },
+  ], "an orphaned bot is adopted by whoever reactivates it");
 });
