@@ -201,3 +201,22 @@ t.test('can_mention_group: set on creation and update, reported everywhere, and 
   t.equal((await s.api('PATCH', `/user_groups/${plain}`, admin, { can_mention_group: sys['role:everyone'] })).status, 200);
   t.equal((await s.api('DELETE', `/user_groups/${leadership}`, admin)).status, 200);
 });
+
+t.test('Notification Bot tells users they were added to or removed from a group', async (t) => {
+  const s = await startTestServer(t, {}, { organization: 'full' });
+  const admin = await s.user(Role.ADMINISTRATOR, 'Iago');
+  const hamlet = await s.user(Role.MEMBER, 'Hamlet');
+  const othello = await s.user(Role.MEMBER, 'Othello');
+  const bot = await s.user(Role.MEMBER, 'Hamlet Bot', { bot_type: 1, bot_owner_id: hamlet.id });
+  const id = await create(s, admin, { name: 'support', members: [admin.id, othello.id] });
+  const latest = async (as: TestUser) => {
+    const r = await s.api('GET', '/messages', as, { anchor: 'newest', num_before: 5, num_after: 0, narrow: [{ operator: 'is', operand: 'dm' }], apply_markdown: false });
+    return r.body.messages.map((m: any) => ({ sender: m.sender_full_name, content: m.content }));
+  };
+  t.equal((await s.api('POST', `/user_groups/${id}/members`, admin, { add: [hamlet.id, admin.id, bot.id].filter((u) => u !== admin.id), delete: [othello.id] })).status, 200);
+  t.same(await latest(hamlet), [{ sender: 'Notification Bot', content: `@_**Iago|${admin.id}** added you to the group @_*support*.` }]);
+  t.same(await latest(othello), [{ sender: 'Notification Bot', content: `@_**Iago|${admin.id}** removed you from the group @_*support*.` }]);
+  t.same(await latest(admin), [], 'not the one who made the change');
+  t.equal((await s.api('POST', `/user_groups/${id}/members`, hamlet, { delete: [hamlet.id] })).status, 200);
+  t.equal((await latest(hamlet)).length, 1, 'leaving on one\'s own sends nothing');
+});

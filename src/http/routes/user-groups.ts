@@ -7,6 +7,7 @@ import { actorOf as channelActorOf } from '../../services/channels.js';
 import type { UserRow } from '../../read/users.js';
 import { listUserGroups, recursiveMembers, recursiveSubgroups, loadGroups } from '../../read/user-groups.js';
 import { changeUserGroups, createUserGroup } from '../../services/user-groups.js';
+import { noticeGroupMembershipChanges } from '../../services/user-group-notices.js';
 import type { AppServices } from '../services.js';
 
 const ids = { type: 'array', items: { type: 'integer' } } as const;
@@ -80,7 +81,11 @@ export default async function userGroupRoutes(app: FastifyInstance, { services }
     allow: memberOrAdmin,
     params: { properties: { user_group_id: { type: 'integer' }, add: ids, delete: ids }, required: ['user_group_id'] },
     handler: async ({ params, user, realm, meta }) => {
-      await changeUserGroups(ctx, meta, realm, { type: 'UpdateMembers', actor: actorOf(user, realm, meta.now), group_id: params.user_group_id, add: params.add ?? [], delete: params.delete ?? [] });
+      const add = params.add ?? [];
+      const remove = params.delete ?? [];
+      await changeUserGroups(ctx, meta, realm, { type: 'UpdateMembers', actor: actorOf(user, realm, meta.now), group_id: params.user_group_id, add, delete: remove });
+      const group = await requireGroup(realm.id, params.user_group_id);
+      await noticeGroupMembershipChanges(ctx, meta, user, realm, group.name, { added: add, removed: remove });
     },
   });
 
