@@ -20,7 +20,7 @@ async function setSystemGroup(trx: Trx, userId: number, role: number | null): Pr
 
 export const userGroupsProjection = defineProjection({
   name: 'user_groups',
-  version: 3,
+  version: 4,
   tables: ['user_groups', 'user_group_members', 'user_group_subgroups'],
   handlers: {
     UserGroupCreated: async (trx, d) => {
@@ -35,6 +35,7 @@ export const userGroupsProjection = defineProjection({
           deactivated: false,
           creator_id: d.creator_id,
           date_created: d.date_created,
+          can_mention_group: d.can_mention_group ?? null,
         })
         .execute();
       if (d.members.length > 0) {

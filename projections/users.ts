@@ -22,7 +22,7 @@ async function update(trx: Trx, event: StoredEvent, userId: number, set: Record<
 
 export const usersProjection = defineProjection({
   name: 'users',
-  version: 2,
+  version: 3,
   tables: ['users', 'custom_profile_fields'],
   handlers: {
     UserCreated: async (trx, d, e) => {
@@ -110,6 +110,18 @@ export const usersProjection = defineProjection({
         .updateTable('custom_profile_fields')
         .set({ name: d.name, hint: d.hint, field_data: d.field_data, display_in_profile_summary: d.display_in_profile_summary, required: d.required ?? false })
         .where('id', '=', d.field_id)
+        .execute();
+      // A choice that is no longer offered is no longer anyone's value (no event tells the users, as on the real server).
+      const field = await trx.selectFrom('custom_profile_fields').select('type').where('id', '=', d.field_id).executeTakeFirst();
+      if (field?.type !== 3 || d.field_data === '') return;
+      const key = String(d.field_id);
+      const choices = Object.keys(JSON.parse(d.field_data) as Record<string, unknown>);
+      await trx
+        .updateTable('users')
+        .set({ profile_data: sql`profile_data - ${key}` as never })
+        .where('realm_id', '=', d.realm_id)
+        .where(sql<boolean>`profile_data ? ${key}`)
+        .$if(choices.length > 0, (q) => q.where(sql<boolean>`NOT (profile_data -> ${key} ->> 'value' = ANY(${choices}::text[]))`))
         .execute();
     },
     CustomProfileFieldDeleted: async (trx, d) => {

@@ -115,6 +115,8 @@ export interface UserGroupsTable {
   deactivated: boolean;
   creator_id: number | null;
   date_created: number | null;
+  /** The group whose members may mention this one; null: the default (see read/user-groups.ts). */
+  can_mention_group: number | null;
 }
 
 export interface UserGroupMembersTable {

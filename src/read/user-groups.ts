@@ -16,6 +16,7 @@ export type LoadedGroup = GroupState & {
   members: number[];
   direct_subgroup_ids: number[];
   description: string;
+  can_mention_group: number;
   creator_id: number | null;
   date_created: number | null;
   deactivated: boolean;
@@ -28,6 +29,10 @@ export async function loadGroups(db: Db, realmId: number): Promise<LoadedGroup[]
   const ids = groups.map((g) => g.id);
   const members = await db.selectFrom('user_group_members').selectAll().where('group_id', 'in', ids).orderBy('user_id').execute();
   const subgroups = await db.selectFrom('user_group_subgroups').selectAll().where('group_id', 'in', ids).orderBy('subgroup_id').execute();
+  const system = {
+    nobody: groups.find((g) => g.is_system_group && g.name === 'role:nobody')?.id,
+    everyone: groups.find((g) => g.is_system_group && g.name === 'role:everyone')?.id,
+  };
   return groups.map((g) => ({
     id: g.id,
     name: g.name,
@@ -36,12 +41,13 @@ export async function loadGroups(db: Db, realmId: number): Promise<LoadedGroup[]
     creator_id: g.creator_id,
     date_created: g.date_created === null ? null : Number(g.date_created),
     deactivated: g.deactivated,
+    can_mention_group: g.can_mention_group ?? canMentionGroupId(g.is_system_group, system, g.id),
     members: members.filter((m) => m.group_id === g.id).map((m) => m.user_id),
     direct_subgroup_ids: subgroups.filter((s) => s.group_id === g.id).map((s) => s.subgroup_id),
   }));
 }
 
-/** The group-mention setting: system groups may not be mentioned, others by everyone. */
+/** The default of the group-mention setting: system groups may not be mentioned, others by everyone. */
 export function canMentionGroupId(isSystemGroup: boolean, systemIds: { nobody?: number; everyone?: number }, fallback: number): number {
   return (isSystemGroup ? systemIds.nobody : systemIds.everyone) ?? fallback;
 }
@@ -64,10 +70,6 @@ export async function systemGroupIds(db: Db, realmId: number): Promise<{ nobody?
  */
 export async function listUserGroups(db: Db, realmId: number): Promise<UserGroupApi[]> {
   const groups = await loadGroups(db, realmId);
-  const system = {
-    nobody: groups.find((g) => g.is_system_group && g.name === 'role:nobody')?.id,
-    everyone: groups.find((g) => g.is_system_group && g.name === 'role:everyone')?.id,
-  };
   return groups.map((g) => ({
     id: g.id,
     name: g.name,
@@ -75,7 +77,7 @@ export async function listUserGroups(db: Db, realmId: number): Promise<UserGroup
     members: g.members,
     direct_subgroup_ids: g.direct_subgroup_ids,
     is_system_group: g.is_system_group,
-    can_mention_group: canMentionGroupId(g.is_system_group, system, g.id),
+    can_mention_group: g.can_mention_group,
   }));
 }
 

@@ -28,7 +28,7 @@ import { apiEmail, getUserByEmailFor, type UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
 import { canReadStreamContent, isSubscribed, messageReceiverIds, streamHistoryIsProtected, subscriberIds, type StreamRow } from '../visibility.js';
 import { DEFAULT_REALM_PROPERTIES } from '../domain/realm/defaults.js';
-import { alertedUsers, realmRenderData, senderRenderContext } from './render-context.js';
+import { alertedUsers, checkGroupMentionsAllowed, realmRenderData, senderRenderContext } from './render-context.js';
 import { withTopicLinkTargets } from './topic-link-targets.js';
 import { claimableUploadPaths } from './attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
@@ -229,6 +229,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
 
   const data = await dataPromise;
   const rendered = await renderMarkdownAsync(content, await withTopicLinkTargets(ctx.db, senderRenderContext(data.context, user), user, content));
+  checkGroupMentionsAllowed(data, user.id, rendered.mentionedGroupIds);
   const receiverSet = new Set(receivers);
   const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receiverSet.has(id)));
   for (const groupId of rendered.mentionedGroupIds) {
@@ -363,6 +364,7 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
       const data = await realmRenderData(ctx, realm.id);
       rendering ??= withTopicLinkTargets(ctx.db, senderRenderContext(data.context, user), user, text).then((context) => renderMarkdownAsync(text, context));
       const rendered = await rendering;
+      checkGroupMentionsAllowed(data, user.id, rendered.mentionedGroupIds);
       const receivers = new Set(row.stream_id !== null ? [...(await subscriberIds(ctx.db, row.stream_id)), row.sender_id] : state.dm_user_ids);
       const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receivers.has(id)));
       for (const g of rendered.mentionedGroupIds) for (const id of data.groupMembers.get(g) ?? []) if (receivers.has(id)) mentioned.add(id);

@@ -64,6 +64,7 @@ export async function addRealmEmoji(
   const command: RealmEmojiCommand = {
     type: 'AddRealmEmoji',
     actor: actorOf(user, realm, meta.now),
+    actor_is_bot: user.is_bot,
     emoji_id,
     name,
     files: files.map((f) => ({ content_type: f.mimetype, size: f.data.length })),

@@ -2,6 +2,8 @@ import type { Db } from '../db/database.js';
 import { contextFromSnapshot, newSnapshotKey } from '../markdown/context-snapshot.js';
 import type { RenderContext } from '../markdown/index.js';
 import { emojiImageUrl } from '../read/realm-emoji.js';
+import { canMentionGroupId } from '../read/user-groups.js';
+import { errors } from '../domain/errors.js';
 import type { ServiceContext } from './context.js';
 
 /** What rendering and per-recipient flagging need from a realm, loaded once and reused. */
@@ -9,6 +11,8 @@ export interface RealmRenderData {
   context: RenderContext;
   /** group id → every member, subgroups included */
   groupMembers: Map<number, number[]>;
+  /** group id → its name and the group whose members may mention it */
+  groupMentionRules: Map<number, { name: string; can_mention_group: number }>;
   /** user id → lower-cased alert words */
   alertWords: Map<number, string[]>;
 }
@@ -51,7 +55,7 @@ export async function loadRenderData(db: Db, realmId: number): Promise<RealmRend
     db.selectFrom('realms').select(['url', 'properties']).where('id', '=', realmId).executeTakeFirst(),
     db.selectFrom('users').select(['id', 'full_name', 'delivery_email', 'is_active']).where('realm_id', '=', realmId).execute(),
     db.selectFrom('streams').select(['id', 'name']).where('realm_id', '=', realmId).where('deactivated', '=', false).execute(),
-    db.selectFrom('user_groups').select(['id', 'name']).where('realm_id', '=', realmId).where('deactivated', '=', false).execute(),
+    db.selectFrom('user_groups').select(['id', 'name', 'is_system_group', 'can_mention_group']).where('realm_id', '=', realmId).where('deactivated', '=', false).execute(),
     db.selectFrom('user_group_members').innerJoin('user_groups', 'user_groups.id', 'user_group_members.group_id')
       .select(['group_id', 'user_id']).where('user_groups.realm_id', '=', realmId).execute(),
     db.selectFrom('user_group_subgroups').innerJoin('user_groups', 'user_groups.id', 'user_group_subgroups.group_id')
@@ -79,6 +83,14 @@ export async function loadRenderData(db: Db, realmId: number): Promise<RealmRend
     }
     groupMembers.set(g.id, [...out]);
   }
+  const system = {
+    nobody: groups.find((g) => g.is_system_group && g.name === 'role:nobody')?.id,
+    everyone: groups.find((g) => g.is_system_group && g.name === 'role:everyone')?.id,
+  };
+  const groupMentionRules = new Map(groups.map((g) => [g.id, {
+    name: g.name,
+    can_mention_group: g.can_mention_group ?? canMentionGroupId(g.is_system_group, system, g.id),
+  }]));
   const alertWords = new Map<number, string[]>();
   for (const w of words) alertWords.set(w.user_id, [...(alertWords.get(w.user_id) ?? []), w.word.toLowerCase()]);
   const realmUrl = (realm?.url ?? 'http://localhost').replace(/\/$/, '');
@@ -94,6 +106,7 @@ export async function loadRenderData(db: Db, realmId: number): Promise<RealmRend
       defaultCodeBlockLanguage: defaultCodeBlockLanguage(realm?.properties),
     }),
     groupMembers,
+    groupMentionRules,
     alertWords,
   };
 }
@@ -101,6 +114,20 @@ export async function loadRenderData(db: Db, realmId: number): Promise<RealmRend
 function defaultCodeBlockLanguage(properties: unknown): string | undefined {
   const value = (properties as Record<string, unknown> | null | undefined)?.default_code_block_language;
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * A message (new or edited) may mention a group, other than silently, only when its sender is
+ * in the group named by that group's can_mention_group setting, directly or through subgroups.
+ */
+export function checkGroupMentionsAllowed(data: RealmRenderData, senderId: number, mentionedGroupIds: readonly number[]): void {
+  for (const groupId of mentionedGroupIds) {
+    const rule = data.groupMentionRules.get(groupId);
+    if (!rule) continue;
+    if ((data.groupMembers.get(rule.can_mention_group) ?? []).includes(senderId)) continue;
+    const allowed = data.groupMentionRules.get(rule.can_mention_group)?.name ?? '';
+    throw errors.badRequest(`You are not allowed to mention user group '${rule.name}'. You must be a member of '${allowed}' to mention this group.`);
+  }
 }
 
 /** The realm's render context as `sender` writes: with their emoticon translation setting. */

@@ -1,4 +1,5 @@
 import { decideUserGroups, type UserGroupCommand } from '../domain/user-groups/decider.js';
+import type { RealmRow } from '../read/realm.js';
 import { loadGroups } from '../read/user-groups.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { streamVersion } from './stream-version.js';
@@ -9,13 +10,18 @@ import { streamVersion } from './stream-version.js';
  */
 export const userGroupsStream = (realmId: number) => `user-groups-${realmId}`;
 
-export async function changeUserGroups(ctx: ServiceContext, meta: RequestMeta, command: UserGroupCommand): Promise<void> {
+export async function changeUserGroups(ctx: ServiceContext, meta: RequestMeta, realm: RealmRow, command: UserGroupCommand): Promise<void> {
   await ctx.commands.run(metadataOf(meta), async () => {
     const streamId = userGroupsStream(meta.realmId);
     const version = await streamVersion(ctx, streamId);
     const groups = await loadGroups(ctx.db, meta.realmId);
     const users = await ctx.db.selectFrom('users').select('id').where('realm_id', '=', meta.realmId).where('is_active', '=', true).execute();
-    const events = decideUserGroups(command, { realm_id: meta.realmId, groups, active_user_ids: new Set(users.map((u) => u.id)) });
+    const events = decideUserGroups(command, {
+      realm_id: meta.realmId,
+      groups,
+      active_user_ids: new Set(users.map((u) => u.id)),
+      edit_policy: Number(realm.properties.user_group_edit_policy ?? 1),
+    });
     return { appends: [{ streamId, expectedVersion: version === 0 ? -1 : version, events }], result: undefined };
   });
 }
@@ -23,9 +29,10 @@ export async function changeUserGroups(ctx: ServiceContext, meta: RequestMeta, c
 export async function createUserGroup(
   ctx: ServiceContext,
   meta: RequestMeta,
+  realm: RealmRow,
   input: Omit<Extract<UserGroupCommand, { type: 'CreateUserGroup' }>, 'type' | 'group_id' | 'now'>,
 ): Promise<number> {
   const group_id = await ctx.commands.nextId('user_group_id_seq');
-  await changeUserGroups(ctx, meta, { type: 'CreateUserGroup', group_id, now: Math.floor(meta.now.getTime() / 1000), ...input });
+  await changeUserGroups(ctx, meta, realm, { type: 'CreateUserGroup', group_id, now: Math.floor(meta.now.getTime() / 1000), ...input });
   return group_id;
 }

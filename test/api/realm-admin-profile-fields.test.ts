@@ -16,7 +16,7 @@ t.test('custom profile fields: create, edit and delete each send the whole list'
     phone = (await s.api('POST', '/realm/profile_fields', admin, { name: 'Phone', field_type: 1, hint: 'Work phone' })).body.id;
   }, { register });
   t.same(created, [{ type: 'custom_profile_fields', id: created[0]?.id, fields: [
-    { id: phone, type: 1, order: 1, name: 'Phone', hint: 'Work phone', field_data: '', display_in_profile_summary: false, required: false },
+    { id: phone, type: 1, order: phone, name: 'Phone', hint: 'Work phone', field_data: '', display_in_profile_summary: false, required: false },
   ] }], 'creating a field sends custom_profile_fields');
   let team = 0;
   await verifyAction(t, s, member, async () => {
@@ -38,12 +38,12 @@ t.test('custom profile fields: create, edit and delete each send the whole list'
   t.equal(deleted[0]!.fields.length, 1);
   const reg = (await s.api('POST', '/register', admin, register)).body;
   const row = reg.realm_users.find((u: { user_id: number }) => u.user_id === member.id);
-  t.same(row.profile_data, { [team]: { value: 'Blue' } }, 'only the remaining field keeps its value');
+  t.same(row.profile_data, { [team]: { value: 'Blue', rendered_value: '<p>Blue</p>' } }, 'only the remaining field keeps its value');
 
-  // A field created after a deletion takes a free position.
+  // A new field's order is its id (as on the real server): after every field there is, deletions or not.
   const third = (await s.api('POST', '/realm/profile_fields', admin, { name: 'Office', field_type: 1 })).body.id;
   const orders = (await s.api('GET', '/realm/profile_fields', member)).body.custom_fields.map((f: { id: number; order: number }) => [f.id, f.order]);
-  t.same(orders, [[team, 2], [third, 3]]);
+  t.same(orders, [[team, team], [third, third]]);
 });
 
 t.test('custom profile fields: permissions and errors', async (t) => {
@@ -64,7 +64,7 @@ t.test('custom profile fields: permissions and errors', async (t) => {
   await expectError('PATCH', '/realm/profile_fields/99999', { name: 'Y' }, 'Field id 99999 not found.');
   await expectError('DELETE', '/realm/profile_fields/99999', {}, 'Field id 99999 not found.');
   await expectError('PATCH', `/realm/profile_fields/${a}`, { name: '  ' }, 'Label cannot be blank.');
-  await expectError('PATCH', `/realm/profile_fields/${a}`, { name: 'b' }, 'A field with that label already exists.');
+  await expectError('PATCH', `/realm/profile_fields/${a}`, { name: 'B' }, 'A field with that label already exists.');
   await expectError('PATCH', `/realm/profile_fields/${a}`, { hint: 'h'.repeat(81) }, 'hint is too long (limit: 80 characters)');
   const c = (await s.api('POST', '/realm/profile_fields', admin, { name: 'C', field_type: 1 })).body.id;
   for (const id of [a, b]) t.equal((await s.api('PATCH', `/realm/profile_fields/${id}`, admin, { display_in_profile_summary: true })).status, 200);

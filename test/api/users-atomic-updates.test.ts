@@ -48,7 +48,7 @@ t.test('PATCH /users/{id} changes role, name and profile in one append, or nothi
   const after = await s.api('GET', `/users/${member.id}`, s.owner, { include_custom_profile_fields: true });
   t.equal(after.body.user.full_name, 'Renamed');
   t.equal(after.body.user.role, Role.MODERATOR);
-  t.same(after.body.user.profile_data[String(field)], { value: 'Infra' });
+  t.same(after.body.user.profile_data[String(field)], { value: 'Infra', rendered_value: '<p>Infra</p>' }, 'short text is Markdown too');
 });
 
 t.test('PATCH /users/me/profile_data sets every field or none', async (t) => {
@@ -58,9 +58,9 @@ t.test('PATCH /users/me/profile_data sets every field or none', async (t) => {
   const about = (await s.api('POST', '/realm/profile_fields', s.owner, { name: 'About', field_type: 2 })).body.id as number;
   const before = await streamVersion(s, member.id);
 
-  const tooLong = await s.api('PATCH', '/users/me/profile_data', member, { data: [{ id: team, value: 'Infra' }, { id: about, value: 'x'.repeat(1001) }] });
+  const tooLong = await s.api('PATCH', '/users/me/profile_data', member, { data: [{ id: team, value: 'Infra' }, { id: about, value: 'x'.repeat(501) }] });
   t.equal(tooLong.status, 400);
-  t.equal(tooLong.body.msg, 'About is too long (limit: 500 characters)');
+  t.equal(tooLong.body.msg, 'About is too long (limit: 500 characters)', 'a long text field holds 500 characters, as on the real server');
   t.same((await userStreamSince(s, member.id, before)).types, [], 'the valid field was not set either');
 
   const both = await s.api('PATCH', '/users/me/profile_data', member, { data: [{ id: team, value: 'Infra' }, { id: about, value: 'I *like* tests' }] });
@@ -70,7 +70,7 @@ t.test('PATCH /users/me/profile_data sets every field or none', async (t) => {
   t.equal(written.transactions, 1, 'in one transaction');
   const read = await s.api('GET', `/users/${member.id}`, member, { include_custom_profile_fields: true });
   t.equal(read.body.user.profile_data[String(team)].value, 'Infra');
-  t.same(read.body.user.profile_data[String(about)], { value: 'I *like* tests', rendered_value: '<p>I *like* tests</p>' });
+  t.same(read.body.user.profile_data[String(about)], { value: 'I *like* tests', rendered_value: '<p>I <em>like</em> tests</p>' }, 'rendered as Markdown');
 });
 
 t.test('PATCH /bots/{id} changes every field or none', async (t) => {

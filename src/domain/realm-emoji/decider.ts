@@ -31,6 +31,8 @@ export type RealmEmojiCommand =
   | {
     type: 'AddRealmEmoji';
     actor: ChannelActor;
+    /** the uploader is a bot: adding emoji is for members and administrators */
+    actor_is_bot: boolean;
     emoji_id: number;
     /** as given in the URL; spaces become underscores */
     name: string;
@@ -75,6 +77,7 @@ export function decideRealmEmoji(command: RealmEmojiCommand, state: RealmEmojiSt
     case 'AddRealmEmoji': {
       // The order of the checks is the real server's (upload_emoji).
       if (command.actor.role === Role.GUEST) throw errors.badRequest('Not allowed for guest users');
+      if (command.actor_is_bot) throw errors.badRequest('This endpoint does not accept bot requests.');
       const name = normalizeEmojiName(command.name);
       checkEmojiName(name);
       if (!hasPolicy(state.add_custom_emoji_policy, command.actor)) throw errors.badRequest('Insufficient permission');

@@ -25,6 +25,8 @@ export type UserGroupCreated = Event<'UserGroupCreated', {
   subgroups: number[];
   creator_id: number | null;
   date_created: number;
+  /** Set when the creator chose who may mention the group; absent means the default. */
+  can_mention_group?: number;
 }>;
 
 /** Organization settings (the realm_* properties) changed; `changes` holds the new values. */

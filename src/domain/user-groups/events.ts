@@ -6,7 +6,7 @@ export type UserGroupUpdated = Event<'UserGroupUpdated', {
   realm_id: number;
   group_id: number;
   /** Only the properties that changed. */
-  changes: { name?: string; description?: string };
+  changes: { name?: string; description?: string; can_mention_group?: number };
 }>;
 export type UserGroupMembersAdded = Event<'UserGroupMembersAdded', { realm_id: number; group_id: number; user_ids: number[] }>;
 export type UserGroupMembersRemoved = Event<'UserGroupMembersRemoved', { realm_id: number; group_id: number; user_ids: number[] }>;

@@ -26,7 +26,7 @@ registerTranslator('UserGroupCreated', async (e, db) => {
       members: [...d.members].sort((a, b) => a - b),
       direct_subgroup_ids: [...d.subgroups].sort((a, b) => a - b),
       is_system_group: d.is_system_group,
-      can_mention_group: canMentionGroupId(d.is_system_group, system, d.group_id),
+      can_mention_group: d.can_mention_group ?? canMentionGroupId(d.is_system_group, system, d.group_id),
     },
   });
 });

@@ -15,8 +15,8 @@ export default async function profileFieldRoutes(app: FastifyInstance, { service
     params: {
       properties: {
         field_id: { type: 'integer' },
-        name: { type: 'string', maxLength: 40 },
-        hint: { type: 'string', maxLength: 80 },
+        name: { type: 'string' },
+        hint: { type: 'string' },
         field_data: { type: 'object' },
         display_in_profile_summary: { type: 'boolean' },
         required: { type: 'boolean' },

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
+import type { ParamsSpec } from '../params.js';
 import { ApiError } from '../../domain/errors.js';
 import { getEmojiImage, getRealmEmoji } from '../../read/realm-emoji.js';
 import { addRealmEmoji, deactivateRealmEmoji, maxEmojiFileSizeMib } from '../../services/realm-emoji.js';
@@ -20,28 +21,35 @@ export default async function realmEmojiRoutes(app: FastifyInstance, { services 
     handler: async ({ realm }) => ({ emoji: await getRealmEmoji(ctx.db, realm.id) }),
   });
 
-  defineRoute<{ emoji_name: string }>(app, {
-    method: 'POST',
-    url: '/realm/emoji/:emoji_name',
-    params: { properties: { emoji_name: { type: 'string' } }, required: ['emoji_name'] },
-    files: { maxMib: () => maxEmojiFileSizeMib() },
-    handler: async ({ params, request, user, realm, meta }) => {
-      const files = await Promise.all(fileParts(request).map(async (part) => ({
-        mimetype: part.mimetype ?? '',
-        data: part._buf ?? (await part.toBuffer()),
-      })));
-      await addRealmEmoji(ctx, storage, meta, user, realm, params.emoji_name, files);
-    },
-  });
+  // The real server's URL pattern takes any name, slashes included (then refused as a name, or not found);
+  // names of one path segment come through :emoji_name, longer ones through the wildcard.
+  const nameOf = (request: { params: unknown }, params: { emoji_name?: string }) =>
+    params.emoji_name ?? (request.params as Record<string, string>)['*'] ?? '';
+  for (const url of ['/realm/emoji/:emoji_name', '/realm/emoji/*']) {
+    const params: ParamsSpec = url.endsWith('*') ? { properties: {} } : { properties: { emoji_name: { type: 'string' } }, required: ['emoji_name'] };
+    defineRoute<{ emoji_name?: string }>(app, {
+      method: 'POST',
+      url,
+      params,
+      files: { maxMib: () => maxEmojiFileSizeMib() },
+      handler: async ({ params, request, user, realm, meta }) => {
+        const files = await Promise.all(fileParts(request).map(async (part) => ({
+          mimetype: part.mimetype ?? '',
+          data: part._buf ?? (await part.toBuffer()),
+        })));
+        await addRealmEmoji(ctx, storage, meta, user, realm, nameOf(request, params), files);
+      },
+    });
 
-  defineRoute<{ emoji_name: string }>(app, {
-    method: 'DELETE',
-    url: '/realm/emoji/:emoji_name',
-    params: { properties: { emoji_name: { type: 'string' } }, required: ['emoji_name'] },
-    handler: async ({ params, user, realm, meta }) => {
-      await deactivateRealmEmoji(ctx, meta, user, realm, params.emoji_name);
-    },
-  });
+    defineRoute<{ emoji_name?: string }>(app, {
+      method: 'DELETE',
+      url,
+      params,
+      handler: async ({ params, request, user, realm, meta }) => {
+        await deactivateRealmEmoji(ctx, meta, user, realm, nameOf(request, params));
+      },
+    });
+  }
 }
 
 /**

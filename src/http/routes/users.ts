@@ -338,7 +338,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       await changeUserAtOnce(ctx, meta, target.id, (state, owners) => [
         ...(params.role !== undefined && params.role !== state.role ? [{ type: 'ChangeRole' as const, actor: actorOf(user), role: params.role, active_owner_count: owners }] : []),
         ...(fullName !== undefined ? [{ type: 'RenameUser' as const, actor: actorOf(user), full_name: fullName }] : []),
-      ], (row) => profileDataEvents(ctx, meta, row, params.profile_data ?? []));
+      ], (row) => profileDataEvents(ctx, meta, row, params.profile_data ?? [], 'admin'));
     },
   });
 
@@ -401,9 +401,9 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     url: '/realm/profile_fields',
     params: {
       properties: {
-        name: { type: 'string', maxLength: 40 },
-        hint: { type: 'string', maxLength: 80 },
-        field_type: { type: 'integer', enum: [1, 2, 3, 4, 5, 6, 7, 8] },
+        name: { type: 'string' },
+        hint: { type: 'string' },
+        field_type: { type: 'integer' },
         field_data: { type: 'object' },
         display_in_profile_summary: { type: 'boolean' },
         required: { type: 'boolean' },

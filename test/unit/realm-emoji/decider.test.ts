@@ -12,7 +12,7 @@ const given = (events: RealmEmojiEvent[], policy = 1): RealmEmojiState => ({
   add_custom_emoji_policy: policy,
 });
 const add = (name: string, actor = member, extra: Partial<Extract<RealmEmojiCommand, { type: 'AddRealmEmoji' }>> = {}): RealmEmojiCommand => ({
-  type: 'AddRealmEmoji', actor, emoji_id: 5, name, files: [{ content_type: 'image/gif', size: 10 }], max_size_mib: 5,
+  type: 'AddRealmEmoji', actor, actor_is_bot: false, emoji_id: 5, name, files: [{ content_type: 'image/gif', size: 10 }], max_size_mib: 5,
   path_id: '1/ab/cdefghijklmnopqrstuvwxyz/emoji-5', still_path_id: null, overrides_builtin: false, ...extra,
 });
 const added: RealmEmojiEvent = {
