@@ -31,6 +31,7 @@ export function sentMessageFlags(d: DataOf<'MessageSent'>): Map<number, number> 
   for (const id of d.mentioned_user_ids) add(id, FlagBit.MENTIONED);
   for (const id of d.alerted_user_ids) add(id, FlagBit.HAS_ALERT_WORD);
   for (const id of d.muter_user_ids ?? []) add(id, FlagBit.READ);
+  for (const id of d.read_by_user_ids ?? []) add(id, FlagBit.READ);
   for (const id of d.topic_wildcard_user_ids ?? []) add(id, FlagBit.TOPIC_WILDCARD);
   return bits;
 }

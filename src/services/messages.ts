@@ -54,6 +54,8 @@ export interface SendParams {
   queue_id?: string;
   local_id?: string;
   read_by_sender?: boolean;
+  /** Receivers for whom the message arrives read (the real server marks its notices read for the one who acted). */
+  read_by?: readonly number[];
   /** JSON text of a bot's widget (the real server accepts zforms only) */
   widget_content?: string;
 }
@@ -259,6 +261,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     topic_wildcard_user_ids: topicWildcardUserIds,
     alerted_user_ids: alerted,
     muter_user_ids: muters,
+    ...(params.read_by?.some((u) => receiverSet.has(u)) ? { read_by_user_ids: params.read_by.filter((u) => receiverSet.has(u)) } : {}),
     read_by_sender: params.read_by_sender ?? true,
     attachment_paths: await claimableUploadPaths(ctx.db, user, rendered.linkedUploadPaths),
     sender_queue_id: params.queue_id ?? null,

@@ -38,6 +38,8 @@ export type MessageSent = Event<'MessageSent', {
   alerted_user_ids: number[];
   /** receivers who had muted the sender: it arrives read for them; absent in events written before this field */
   muter_user_ids?: number[];
+  /** other receivers for whom it arrives read (Notification Bot's notice to the one who acted); absent: none */
+  read_by_user_ids?: number[];
   read_by_sender: boolean;
   attachment_paths: string[];
   /** queue that sent it and its local id, echoed back to that queue */

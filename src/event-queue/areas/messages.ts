@@ -138,7 +138,7 @@ registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | nul
   };
   const mentioned = new Set(d.mentioned_user_ids);
   const alerted = new Set(d.alerted_user_ids);
-  const muters = new Set(d.muter_user_ids ?? []);
+  const readOnArrival = new Set([...(d.muter_user_ids ?? []), ...(d.read_by_user_ids ?? [])]);
   const topicWildcard = new Set(d.topic_wildcard_user_ids ?? []);
   return {
     audience,
@@ -162,7 +162,7 @@ registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | nul
       if (r.user.id === d.sender_id) bits |= d.read_by_sender ? FlagBit.READ : FlagBit.UNREAD;
       if (mentioned.has(r.user.id)) bits |= FlagBit.MENTIONED;
       if (alerted.has(r.user.id)) bits |= FlagBit.HAS_ALERT_WORD;
-      if (muters.has(r.user.id)) bits |= FlagBit.READ;
+      if (readOnArrival.has(r.user.id)) bits |= FlagBit.READ;
       if (topicWildcard.has(r.user.id)) bits |= FlagBit.TOPIC_WILDCARD;
       const flags = flagsOf({
         userId: r.user.id,

@@ -182,7 +182,7 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
           type: 'array',
           items: {
             type: 'object',
-            properties: { name: { type: 'string' }, description: { type: 'string', maxLength: MAX_STREAM_DESCRIPTION_LENGTH } },
+            properties: { name: { type: 'string' }, description: { type: 'string', maxLength: MAX_STREAM_DESCRIPTION_LENGTH }, color: { type: 'string' } },
             required: ['name'],
           },
         },
@@ -216,7 +216,7 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
     url: '/users/me/subscriptions',
     params: {
       properties: {
-        add: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, description: { type: 'string', maxLength: MAX_STREAM_DESCRIPTION_LENGTH } }, required: ['name'] } },
+        add: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, description: { type: 'string', maxLength: MAX_STREAM_DESCRIPTION_LENGTH }, color: { type: 'string' } }, required: ['name'] } },
         delete: { type: 'array', items: { type: 'string' } },
       },
     },
