@@ -30,7 +30,8 @@ import { realmRenderData } from './render-context.js';
 import { getActiveStreamByName, getStreamById, getSubscription, isDbId, subscriptionsOfUser } from '../read/channels.js';
 import { apiEmail, getUserByEmailFor, getUserById, type UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
-import { canJoinStream, type StreamRow } from '../visibility.js';
+import { canJoinStream, subscriberIds, type StreamRow } from '../visibility.js';
+import { markChannelReadFor } from './messages.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { notifyChannelChanges, notifySubscriptions, type CreatedChannel } from './channel-notices.js';
 import { defaultStreamGroupsStream, listDefaultStreamGroupRows } from './default-stream-groups.js';
@@ -143,8 +144,8 @@ async function nameClaim(db: Db, realmId: number, name: string, streamId: number
 }
 
 /**
- * `principals`: user ids or email addresses (a real one only if `caller` may see it); unknown or
- * deactivated users are "No such user".
+ * `principals`: user ids or email addresses (a real one only if `caller` may see it); unknown users
+ * are "No such user", deactivated ones "User is deactivated".
  */
 async function resolvePrincipals(db: Db, realm: RealmRow, caller: UserRow, principals: Array<number | string>): Promise<UserRow[]> {
   const viewer = { user_id: caller.id, role: caller.role, realm_id: realm.id };
@@ -154,7 +155,8 @@ async function resolvePrincipals(db: Db, realm: RealmRow, caller: UserRow, princ
     const user = typeof principal === 'number'
       ? isDbId(principal) ? await getUserById(db, principal) : undefined
       : await getUserByEmailFor(db, viewer, principal, realmHost(realm));
-    if (!user || user.realm_id !== realm.id || !user.is_active) throw errors.noSuchUser();
+    if (!user || user.realm_id !== realm.id) throw errors.noSuchUser();
+    if (!user.is_active) throw errors.badRequest('User is deactivated');
     users.set(user.id, user);
   }
   return [...users.values()];
@@ -308,7 +310,7 @@ async function channelsToLeave(db: Db, user: UserRow, realm: RealmRow, names: st
   const found: Array<{ stream: StreamRow; subscribed: boolean }> = [];
   const missing: string[] = [];
   for (const raw of names) {
-    const name = rejectNul(raw, 'subscriptions').trim();
+    const name = checkStreamName(raw);
     const stream = await getActiveStreamByName(db, realm.id, name);
     const subscribed = stream ? (await getSubscription(db, user.id, stream.id))?.active === true : false;
     // A private channel the caller cannot see does not exist for them.
@@ -341,6 +343,7 @@ export async function unsubscribe(
     const appends: StreamAppend[] = [];
     const removed: string[] = [];
     const notRemoved: string[] = [];
+    const left: Array<{ user: UserRow; streamId: number }> = [];
     for (const target of targets) {
       for (const stream of streams) {
         const sub = await getSubscription(ctx.db, target.id, stream.id);
@@ -354,11 +357,13 @@ export async function unsubscribe(
           events: [{ type: 'UserUnsubscribed', data: { stream_id: stream.id, user_id: target.id } }],
         });
         removed.push(stream.name);
+        left.push({ user: target, streamId: stream.id });
       }
     }
-    return { appends, result: { removed, not_removed: notRemoved } };
+    return { appends, result: { out: { removed, not_removed: notRemoved }, left } };
   });
-  return result;
+  for (const { user: target, streamId } of result.left) await markChannelReadFor(ctx, meta, target, streamId);
+  return result.out;
 }
 
 /** Members of the channel's can_remove_subscribers_group (through subgroups) who can access the channel. */
@@ -434,7 +439,7 @@ export async function updateStream(ctx: ServiceContext, meta: RequestMeta, user:
 /** DELETE /streams/{stream_id}: archives the channel. */
 export async function archiveStream(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, streamId: number): Promise<void> {
   const actor = actorOf(user, realm, meta.now);
-  await ctx.commands.run(metadataOf(meta), async () => {
+  const { result: subscribers } = await ctx.commands.run(metadataOf(meta), async () => {
     const archived = await getStreamById(ctx.db, streamId);
     // An administrator learns that an archived channel is archived; anyone else, that it is unknown.
     if (archived?.deactivated && archived.realm_id === realm.id && isAdminRole(user.role)) throw errors.badRequest('Channel is already deactivated');
@@ -444,8 +449,13 @@ export async function archiveStream(ctx: ServiceContext, meta: RequestMeta, user
     const appends: StreamAppend[] = [{ streamId: channelStream(streamId), expectedVersion: row.version, events }];
     const groups = await leaveDefaultStreamGroups(ctx, realm.id, streamId);
     if (groups) appends.push(groups);
-    return { appends, result: undefined };
+    return { appends, result: await subscriberIds(ctx.db, streamId) };
   });
+  // Nobody is left with unread messages in an archived channel.
+  for (const id of subscribers) {
+    const subscriber = await getUserById(ctx.db, id);
+    if (subscriber?.is_active) await markChannelReadFor(ctx, meta, subscriber, streamId);
+  }
 }
 
 /**

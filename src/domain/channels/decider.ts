@@ -47,14 +47,13 @@ export const canonicalStreamName = (raw: string) => raw.normalize('NFC');
 
 export function checkStreamName(raw: string): string {
   const name = canonicalStreamName(raw).trim();
-  if (name.length === 0) throw errors.badRequest("Channel name can't be empty.");
-  if (name.length > MAX_STREAM_NAME_LENGTH) throw errors.badRequest(`Channel name too long (limit: ${MAX_STREAM_NAME_LENGTH} characters).`);
-  for (let i = 0; i < name.length; i++) {
-    const code = name.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0)) {
-      throw errors.badRequest(`Invalid character in channel name, at position ${i + 1}.`);
-    }
-  }
+  // Lengths and positions count code points, as the real server counts characters.
+  const chars = Array.from(name);
+  if (chars.length === 0) throw errors.badRequest("Channel name can't be empty.");
+  if (chars.length > MAX_STREAM_NAME_LENGTH) throw errors.badRequest(`Channel name too long (limit: ${MAX_STREAM_NAME_LENGTH} characters).`);
+  // Control characters, lone surrogates and unassigned code points (Unicode Cc, Cs, Cn).
+  const bad = chars.findIndex((c) => /[\p{Cc}\p{Cs}\p{Cn}]/u.test(c));
+  if (bad >= 0) throw errors.badRequest(`Invalid character in channel name, at position ${bad + 1}.`);
   return name;
 }
 
@@ -284,7 +283,8 @@ export function decideArchiveStream(actor: ChannelActor, stream: StreamState & {
 
 /** A subscription colour: `#` and six hex digits; `name` is how the error names the parameter. */
 export function checkColor(name: string, value: unknown): string {
-  if (typeof value !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(value)) throw errors.badRequest(`${name} is not a valid hex color code`);
+  if (typeof value !== 'string') throw errors.badRequest(`${name} is not a string`);
+  if (!/^#[0-9a-fA-F]{6}$/.test(value)) throw errors.badRequest(`${name} is not a valid hex color code`);
   return value;
 }
 
