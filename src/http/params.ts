@@ -104,13 +104,17 @@ function describeError(error: ErrorObject, spec: ParamsSpec): ApiError {
     return errors.missingArgument((error.params as { missingProperty: string }).missingProperty);
   }
   const schema = spec.properties[name];
-  const where = path.length > 1 ? `${name}[${path.slice(1).join('][')}]` : name;
+  // As the real server names a place inside a JSON parameter: list[0]["key"].
+  const where = name + path.slice(1).map((part) => (/^\d+$/.test(part) ? `[${part}]` : `["${part}"]`)).join('');
   switch (error.keyword) {
     case 'type': {
       const wanted = (error.params as { type: string }).type;
       const noun = wanted === 'integer' ? 'an integer' : wanted === 'boolean' ? 'a boolean' : wanted === 'array' ? 'a list' : wanted === 'object' ? 'a dict' : `a ${wanted}`;
       return errors.invalidArgument(where, `is not ${noun}`);
     }
+    case 'required':
+      // A key missing inside a JSON parameter, worded as the real server's dict validator words it.
+      return errors.badRequest(`${(error.params as { missingProperty: string }).missingProperty} key is missing from ${where}`);
     case 'enum':
       return errors.badRequest(`Invalid ${where}`);
     case 'maxLength':

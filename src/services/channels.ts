@@ -4,7 +4,9 @@ import { errors } from '../domain/errors.js';
 import { Role, isAdminRole } from '../domain/roles.js';
 import {
   checkRemoveSubscribersGroup,
+  checkColor,
   checkStreamName,
+  checkSubscriptionProperty,
   decideArchiveStream,
   decideCreateStream,
   decideSubscriptionProperty,
@@ -28,10 +30,10 @@ import { realmRenderData } from './render-context.js';
 import { getActiveStreamByName, getStreamById, getSubscription, isDbId, subscriptionsOfUser } from '../read/channels.js';
 import { apiEmail, getUserByEmailFor, getUserById, type UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
-import { canJoinStream, type StreamRow } from '../visibility.js';
+import { canJoinStream, subscriberIds, type StreamRow } from '../visibility.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
-import { readOnLeaving } from './message-flags.js';
-import { announceNewChannels } from './channel-announcements.js';
+import { markChannelReadFor, readOnLeaving } from './message-flags.js';
+import { notifyChannelChanges, notifySubscriptions, type CreatedChannel } from './channel-notices.js';
 import { defaultStreamGroupsStream, listDefaultStreamGroupRows } from './default-stream-groups.js';
 import { streamVersion } from './stream-version.js';
 import type { DefaultStreamGroupChanged } from '../domain/realm-admin/events.js';
@@ -142,8 +144,8 @@ async function nameClaim(db: Db, realmId: number, name: string, streamId: number
 }
 
 /**
- * `principals`: user ids or email addresses (a real one only if `caller` may see it); unknown or
- * deactivated users are "No such user".
+ * `principals`: user ids or email addresses (a real one only if `caller` may see it); unknown users
+ * are "No such user", deactivated ones "User is deactivated".
  */
 async function resolvePrincipals(db: Db, realm: RealmRow, caller: UserRow, principals: Array<number | string>): Promise<UserRow[]> {
   const viewer = { user_id: caller.id, role: caller.role, realm_id: realm.id };
@@ -153,14 +155,16 @@ async function resolvePrincipals(db: Db, realm: RealmRow, caller: UserRow, princ
     const user = typeof principal === 'number'
       ? isDbId(principal) ? await getUserById(db, principal) : undefined
       : await getUserByEmailFor(db, viewer, principal, realmHost(realm));
-    if (!user || user.realm_id !== realm.id || !user.is_active) throw errors.noSuchUser();
+    if (!user || user.realm_id !== realm.id) throw errors.noSuchUser();
+    if (!user.is_active) throw errors.badRequest('User is deactivated');
     users.set(user.id, user);
   }
   return [...users.values()];
 }
 
 export interface SubscribeInput {
-  subscriptions: Array<{ name: string; description?: string }>;
+  /** `color`: the colour the new subscriptions to that channel get (a returning subscriber keeps theirs) */
+  subscriptions: Array<{ name: string; description?: string; color?: string }>;
   principals?: Array<number | string>;
   authorization_errors_fatal?: boolean;
   invite_only?: boolean;
@@ -170,7 +174,7 @@ export interface SubscribeInput {
   stream_post_policy?: number;
   message_retention_days?: string | number;
   can_remove_subscribers_group?: number;
-  /** Notification Bot announces the channels this request creates (see channel-announcements.ts). */
+  /** Notification Bot announces the channels this request creates (see channel-notices.ts). */
   announce?: boolean;
 }
 
@@ -185,9 +189,14 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
   const actor = actorOf(user, realm, meta.now);
   const settings = realmSettingsOf(realm, ctx.config.webPublicStreamsEnabled ?? false);
   const viewer = { user_id: user.id, role: user.role, realm_id: realm.id };
-  const wanted = input.subscriptions.map((s) => ({ name: checkStreamName(s.name), description: normalizeDescription(s.description ?? '') }));
+  // Guests join channels only when someone adds them.
+  if (user.role === Role.GUEST) throw errors.badRequest('Not allowed for guest users');
+  const wanted = input.subscriptions.map((s, i) => ({
+    name: checkStreamName(s.name),
+    description: normalizeDescription(s.description ?? ''),
+    color: s.color === undefined ? undefined : checkColor(`subscriptions[${i}]["color"]`, s.color),
+  }));
   const retention = input.message_retention_days === undefined ? undefined : parseRetentionDays(input.message_retention_days);
-  if (input.is_default_stream && !isAdminRole(user.role)) throw errors.mustBeAdmin();
   const removeGroup = input.can_remove_subscribers_group === undefined
     ? await defaultRemoveSubscribersGroup(ctx.db, realm.id)
     : checkRemoveSubscribersGroup(await findGroup(ctx.db, realm.id, input.can_remove_subscribers_group));
@@ -199,8 +208,8 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
 
   const { result } = await ctx.commands.run(metadataOf(meta), async () => {
     const appends: StreamAppend[] = [];
-    const streams: Array<{ id: number; name: string }> = [];
-    const createdNames: string[] = [];
+    const streams: Array<{ id: number; name: string; color: string | undefined }> = [];
+    const createdChannels: CreatedChannel[] = [];
     const unauthorized: string[] = [];
     const seen = new Set<string>();
     for (const w of wanted) {
@@ -215,7 +224,7 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
           unauthorized.push(existing.name);
           continue;
         }
-        streams.push({ id: existing.id, name: existing.name });
+        streams.push({ id: existing.id, name: existing.name, color: w.color });
         continue;
       }
       let streamId = newIds.get(key);
@@ -243,13 +252,17 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
       });
       appends.push(await nameClaim(ctx.db, realm.id, w.name, streamId));
       appends.push({ streamId: channelStream(streamId), expectedVersion: -1, events: [created] });
-      streams.push({ id: streamId, name: w.name });
-      createdNames.push(w.name);
+      streams.push({ id: streamId, name: w.name, color: w.color });
+      const { invite_only, history_public_to_subscribers, is_web_public } = created.data;
+      createdChannels.push({ id: streamId, name: w.name, description: w.description, invite_only, history_public_to_subscribers, is_web_public });
     }
     const subscribed: Record<string, string[]> = {};
     const already: Record<string, string[]> = {};
+    const newlySubscribed: Array<{ user: UserRow; channelNames: string[] }> = [];
     const host = realmHost(realm);
     for (const target of targets) {
+      const channelNames: string[] = [];
+      newlySubscribed.push({ user: target, channelNames });
       const existingSubs = await subscriptionsOfUser(ctx.db, target.id);
       const used = new Set(existingSubs.filter((s) => s.active).map((s) => s.color));
       const email = apiEmail(target, host);
@@ -259,7 +272,7 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
           (already[email] ??= []).push(stream.name);
           continue;
         }
-        const color = sub?.color ?? pickColor(used, existingSubs.length + used.size);
+        const color = sub?.color ?? stream.color ?? pickColor(used, existingSubs.length + used.size);
         used.add(color);
         appends.push({
           streamId: subscriptionStream(stream.id, target.id),
@@ -267,13 +280,14 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
           events: [{ type: 'UserSubscribed', data: { stream_id: stream.id, user_id: target.id, color } }],
         });
         (subscribed[email] ??= []).push(stream.name);
+        channelNames.push(stream.name);
       }
     }
     const out: SubscribeResult = { subscribed, already_subscribed: already };
     if (input.authorization_errors_fatal === false) out.unauthorized = unauthorized;
-    return { appends, result: { out, createdNames } };
+    return { appends, result: { out, notices: { newlySubscribed, created: createdChannels, announce: input.announce ?? false } } };
   });
-  if (input.announce) await announceNewChannels(ctx, meta, user, realm, result.createdNames);
+  await notifySubscriptions(ctx, meta, user, realm, result.notices);
   return result.out;
 }
 
@@ -284,13 +298,27 @@ export async function subscribe(ctx: ServiceContext, meta: RequestMeta, user: Us
  * request that fails changes nothing.
  */
 export async function checkOwnUnsubscribe(ctx: ServiceContext, user: UserRow, realm: RealmRow, names: string[]): Promise<void> {
+  await channelsToLeave(ctx.db, user, realm, names);
+}
+
+/**
+ * The named channels, each once; every name the caller cannot see is missing, and all missing
+ * names are reported in one error, as the real server lists them.
+ */
+async function channelsToLeave(db: Db, user: UserRow, realm: RealmRow, names: string[]): Promise<Array<{ stream: StreamRow; subscribed: boolean }>> {
   const viewer = { user_id: user.id, role: user.role, realm_id: realm.id };
+  const found: Array<{ stream: StreamRow; subscribed: boolean }> = [];
+  const missing: string[] = [];
   for (const raw of names) {
-    const name = rejectNul(raw, 'subscriptions').trim();
-    const stream = await getActiveStreamByName(ctx.db, realm.id, name);
-    const sub = stream ? await getSubscription(ctx.db, user.id, stream.id) : undefined;
-    if (!stream || !(canJoinStream(viewer, stream, sub?.active === true) || isAdminRole(user.role))) throw errors.streamDoesNotExist(name);
+    const name = checkStreamName(raw);
+    const stream = await getActiveStreamByName(db, realm.id, name);
+    const subscribed = stream ? (await getSubscription(db, user.id, stream.id))?.active === true : false;
+    // A private channel the caller cannot see does not exist for them.
+    if (!stream || !(canJoinStream(viewer, stream, subscribed) || isAdminRole(user.role))) missing.push(name);
+    else if (!found.some((f) => f.stream.id === stream.id)) found.push({ stream, subscribed });
   }
+  if (missing.length > 0) throw errors.badRequest(`Channel(s) (${missing.join(', ')}) do not exist`);
+  return found;
 }
 
 export async function unsubscribe(
@@ -301,24 +329,17 @@ export async function unsubscribe(
   names: string[],
   principals: Array<number | string> | undefined,
 ): Promise<{ removed: string[]; not_removed: string[] }> {
-  const viewer = { user_id: user.id, role: user.role, realm_id: realm.id };
   const targets = principals && principals.length > 0 ? await resolvePrincipals(ctx.db, realm, user, principals) : [user];
   // Removing one's own bots is allowed like removing oneself.
   const others = targets.some((t) => t.id !== user.id && !(t.is_bot && t.bot_owner_id === user.id));
   const { result } = await ctx.commands.run(metadataOf(meta), async () => {
-    const streams: StreamRow[] = [];
-    for (const raw of names) {
-      const name = rejectNul(raw, 'subscriptions').trim();
-      const stream = await getActiveStreamByName(ctx.db, realm.id, name);
-      const sub = stream ? await getSubscription(ctx.db, user.id, stream.id) : undefined;
-      // A private channel the caller cannot see does not exist for them.
-      const visible = stream && (canJoinStream(viewer, stream, sub?.active === true) || isAdminRole(user.role));
-      if (!stream || !visible) throw errors.streamDoesNotExist(name);
-      if (others && !isAdminRole(user.role) && !(await mayRemoveSubscribers(ctx.db, user, stream, sub?.active === true))) {
-        throw errors.mustBeAdmin();
+    const found = await channelsToLeave(ctx.db, user, realm, names);
+    for (const { stream, subscribed } of found) {
+      if (others && !isAdminRole(user.role) && !(await mayRemoveSubscribers(ctx.db, user, stream, subscribed))) {
+        throw errors.badRequest('Insufficient permission');
       }
-      if (!streams.some((s) => s.id === stream.id)) streams.push(stream);
     }
+    const streams = found.map((f) => f.stream);
     const appends: StreamAppend[] = [];
     const removed: string[] = [];
     const notRemoved: string[] = [];
@@ -382,7 +403,7 @@ async function requireStream(db: Db, realmId: number, streamId: number): Promise
 export async function updateStream(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, streamId: number, input: UpdateStreamInput): Promise<void> {
   const actor = actorOf(user, realm, meta.now);
   const settings = realmSettingsOf(realm, ctx.config.webPublicStreamsEnabled ?? false);
-  await ctx.commands.run(metadataOf(meta), async () => {
+  const { result } = await ctx.commands.run(metadataOf(meta), async () => {
     const row = await requireStream(ctx.db, realm.id, streamId);
     const subscribed = (await getSubscription(ctx.db, user.id, streamId))?.active === true;
     const changes: StreamChanges = {
@@ -404,29 +425,39 @@ export async function updateStream(ctx: ServiceContext, meta: RequestMeta, user:
     }
     const newName = input.new_name?.trim();
     const taken = newName ? await getActiveStreamByName(ctx.db, realm.id, newName) : undefined;
+    const before = toStreamState(row);
     const events = decideUpdateStream(
       { type: 'UpdateStream', actor, actor_subscribed: subscribed, realm: settings, new_name_taken: !!taken && taken.id !== streamId, changes },
-      toStreamState(row),
+      before,
     );
     const appends: StreamAppend[] = [{ streamId: channelStream(streamId), expectedVersion: row.version, events }];
     const rename = events.find((e) => e.type === 'StreamPropertyChanged' && e.data.property === 'name');
     if (rename && rename.type === 'StreamPropertyChanged') appends.push(await nameClaim(ctx.db, realm.id, String(rename.data.value), streamId));
-    return { appends, result: undefined };
+    return { appends, result: { before, events } };
   });
+  await notifyChannelChanges(ctx, meta, user, realm, result.before, result.events);
 }
 
 /** DELETE /streams/{stream_id}: archives the channel. */
 export async function archiveStream(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, streamId: number): Promise<void> {
   const actor = actorOf(user, realm, meta.now);
-  await ctx.commands.run(metadataOf(meta), async () => {
+  const { result: subscribers } = await ctx.commands.run(metadataOf(meta), async () => {
+    const archived = await getStreamById(ctx.db, streamId);
+    // An administrator learns that an archived channel is archived; anyone else, that it is unknown.
+    if (archived?.deactivated && archived.realm_id === realm.id && isAdminRole(user.role)) throw errors.badRequest('Channel is already deactivated');
     const row = await requireStream(ctx.db, realm.id, streamId);
     const subscribed = (await getSubscription(ctx.db, user.id, streamId))?.active === true;
     const events = decideArchiveStream(actor, toStreamState(row), subscribed);
     const appends: StreamAppend[] = [{ streamId: channelStream(streamId), expectedVersion: row.version, events }];
     const groups = await leaveDefaultStreamGroups(ctx, realm.id, streamId);
     if (groups) appends.push(groups);
-    return { appends, result: undefined };
+    return { appends, result: await subscriberIds(ctx.db, streamId) };
   });
+  // Nobody is left with unread messages in an archived channel.
+  for (const id of subscribers) {
+    const subscriber = await getUserById(ctx.db, id);
+    if (subscriber?.is_active) await markChannelReadFor(ctx, meta, subscriber, streamId);
+  }
 }
 
 /**
@@ -457,6 +488,7 @@ export async function setSubscriptionProperties(
   await ctx.commands.run(metadataOf(meta), async () => {
     const byStream = new Map<string, { expectedVersion: number; events: ChannelEvent[] }>();
     for (const change of changes) {
+      checkSubscriptionProperty(change.property);
       const stream = await getStreamById(ctx.db, change.stream_id);
       const sub = stream && stream.realm_id === realm.id && !stream.deactivated ? await getSubscription(ctx.db, user.id, change.stream_id) : undefined;
       if (!stream || stream.realm_id !== realm.id || stream.deactivated) throw errors.invalidChannelId();

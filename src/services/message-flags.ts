@@ -204,3 +204,15 @@ export async function changeFlagsForNarrow(
     found_newest: found.foundNewest,
   };
 }
+
+/**
+ * Marks read every message of the channel that the user has not read yet: the real server does so
+ * when a channel is archived, so that it stops counting as unread.
+ */
+export async function markChannelReadFor(ctx: ServiceContext, meta: RequestMeta, user: UserRow, streamId: number): Promise<void> {
+  const viewer = await narrowViewer(ctx.db, user);
+  const rows = await sql<{ id: number }>`
+    SELECT m.id FROM messages m WHERE m.stream_id = ${streamId} AND ${unreadSql(viewer)} ORDER BY m.id`.execute(ctx.db);
+  if (rows.rows.length === 0) return;
+  await changeFlags(ctx, meta, user, 'add', 'read', rows.rows.map((r) => r.id));
+}

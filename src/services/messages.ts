@@ -59,7 +59,7 @@ export interface SendParams {
   read_by_sender?: boolean;
   /** JSON text of a bot's widget (the real server accepts zforms only) */
   widget_content?: string;
-  /** internal sends only: other receivers for whom it arrives read (the mover, for a notice of a move) */
+  /** internal sends only: other receivers for whom it arrives read (the one who acted, for Notification Bot's notices) */
   read_for_user_ids?: number[];
 }
 

@@ -3,7 +3,7 @@ import type { UserRow } from '../read/users.js';
 import { channelNarrowUrl, encodeHashComponent } from '../markdown/urls.js';
 import type { StreamRow } from '../visibility.js';
 import { topicHasMessages } from './move-topic-policies.js';
-import { silentMention } from './channel-announcements.js';
+import { silentMention } from '../domain/channels/notices.js';
 import type { RequestMeta, ServiceContext } from './context.js';
 import { sendMessage } from './messages.js';
 import { INTERNAL_CLIENT, SystemBot, getSystemBot } from './system-bots.js';

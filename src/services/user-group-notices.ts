@@ -1,6 +1,6 @@
 import type { RealmRow } from '../read/realm.js';
 import { getUserById, type UserRow } from '../read/users.js';
-import { silentMention } from './channel-announcements.js';
+import { silentMention } from '../domain/channels/notices.js';
 import type { RequestMeta, ServiceContext } from './context.js';
 import { sendMessage } from './messages.js';
 import { INTERNAL_CLIENT, SystemBot, getSystemBot } from './system-bots.js';

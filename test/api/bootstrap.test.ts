@@ -137,9 +137,11 @@ t.test('announce: Notification Bot tells the announcements channel about new cha
   // No announcements channel: the request succeeds and nothing is sent.
   const general = (await s.api('GET', '/streams', s.owner)).body.streams.find((c: { name: string }) => c.name === 'general');
   t.equal((await s.api('DELETE', `/streams/${general.stream_id}`, s.owner)).status, 200);
-  const count = await s.platform.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  // (The new channel still gets its own notice in its "channel events" topic.)
+  const announced = () => s.platform.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('topic', '=', 'new channels').executeTakeFirstOrThrow();
+  const count = await announced();
   t.equal((await s.api('POST', '/users/me/subscriptions', ann, { subscriptions: [{ name: 'later' }], announce: true })).status, 200);
-  const count2 = await s.platform.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const count2 = await announced();
   t.equal(Number(count2.n), Number(count.n), 'no message when the announcements channel is archived');
 });
 

@@ -47,14 +47,13 @@ export const canonicalStreamName = (raw: string) => raw.normalize('NFC');
 
 export function checkStreamName(raw: string): string {
   const name = canonicalStreamName(raw).trim();
-  if (name.length === 0) throw errors.badRequest("Channel name can't be empty.");
-  if (name.length > MAX_STREAM_NAME_LENGTH) throw errors.badRequest(`Channel name too long (limit: ${MAX_STREAM_NAME_LENGTH} characters).`);
-  for (let i = 0; i < name.length; i++) {
-    const code = name.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f || (code >= 0x80 && code < 0xa0)) {
-      throw errors.badRequest(`Invalid character in channel name, at position ${i + 1}.`);
-    }
-  }
+  // Lengths and positions count code points, as the real server counts characters.
+  const chars = Array.from(name);
+  if (chars.length === 0) throw errors.badRequest("Channel name can't be empty.");
+  if (chars.length > MAX_STREAM_NAME_LENGTH) throw errors.badRequest(`Channel name too long (limit: ${MAX_STREAM_NAME_LENGTH} characters).`);
+  // Control characters, lone surrogates and unassigned code points (Unicode Cc, Cs, Cn).
+  const bad = chars.findIndex((c) => /[\p{Cc}\p{Cs}\p{Cn}]/u.test(c));
+  if (bad >= 0) throw errors.badRequest(`Invalid character in channel name, at position ${bad + 1}.`);
   return name;
 }
 
@@ -121,18 +120,19 @@ export interface CreateStreamCommand {
 /** Pure: creating a channel, under the organization's creation policies. */
 export function decideCreateStream(cmd: CreateStreamCommand): StreamCreated {
   const { actor, realm } = cmd;
+  // The real server's order: public/private policy, default channel, web-public, retention period.
+  if (!hasPolicy(cmd.invite_only ? realm.create_private_stream_policy : realm.create_public_stream_policy, actor)) {
+    throw errors.badRequest('Insufficient permission');
+  }
+  if (cmd.is_default && !isAdminRole(actor.role)) throw errors.badRequest('Insufficient permission');
+  if (cmd.is_default && cmd.invite_only) throw errors.badRequest('A default channel cannot be private.');
   if (cmd.is_web_public) {
     if (!realm.web_public_streams_enabled) throw errors.badRequest('Web-public channels are not enabled.');
     if (!hasPolicy(realm.create_web_public_stream_policy, actor)) throw errors.badRequest('Insufficient permission');
     if (cmd.invite_only) throw errors.badRequest('Invalid parameters');
-  } else if (cmd.invite_only) {
-    if (!hasPolicy(realm.create_private_stream_policy, actor)) throw errors.badRequest('Insufficient permission');
-  } else if (!hasPolicy(realm.create_public_stream_policy, actor)) {
-    throw errors.badRequest('Insufficient permission');
   }
-  if (cmd.message_retention_days !== undefined && actor.role !== Role.OWNER) throw errors.mustBeOwner();
-  if (cmd.is_default && !isAdminRole(actor.role)) throw errors.mustBeAdmin();
-  if (cmd.is_default && cmd.invite_only) throw errors.badRequest('A default channel cannot be private.');
+  // `realm_default` (null) is no choice of period, so anyone may pass it.
+  if (cmd.message_retention_days !== undefined && cmd.message_retention_days !== null && actor.role !== Role.OWNER) throw errors.mustBeOwner();
   // Public channels always share their history with subscribers; private ones protect it by default.
   const history = cmd.invite_only ? cmd.history_public_to_subscribers ?? false : true;
   return {
@@ -256,8 +256,8 @@ export function decideUpdateStream(cmd: UpdateStreamCommand, stream: StreamState
   }
   if (c.new_name !== undefined) {
     const name = checkStreamName(c.new_name);
-    if (name === stream.name) throw errors.badRequest('Channel already has that name!');
-    if (name.toLowerCase() !== stream.name.toLowerCase() && cmd.new_name_taken) throw errors.badRequest(`Channel '${name}' already exists`);
+    if (name === stream.name) throw errors.badRequest('Channel already has that name.');
+    if (name.toLowerCase() !== stream.name.toLowerCase() && cmd.new_name_taken) throw errors.badRequest('Channel name already in use.');
     events.push(changed(stream, 'name', name, stream.name));
   }
   let postPolicy = c.stream_post_policy;
@@ -267,11 +267,10 @@ export function decideUpdateStream(cmd: UpdateStreamCommand, stream: StreamState
   if (postPolicy !== undefined && postPolicy !== stream.stream_post_policy) {
     events.push(changed(stream, 'stream_post_policy', postPolicy, stream.stream_post_policy));
   }
-  if (c.can_remove_subscribers_group !== undefined) {
+  if (c.can_remove_subscribers_group !== undefined && c.can_remove_subscribers_group !== stream.can_remove_subscribers_group) {
+    // Only a real change needs access to a private channel's members.
     if (stream.invite_only && !cmd.actor_subscribed) throw errors.invalidChannelId();
-    if (c.can_remove_subscribers_group !== stream.can_remove_subscribers_group) {
-      events.push(changed(stream, 'can_remove_subscribers_group', c.can_remove_subscribers_group, stream.can_remove_subscribers_group));
-    }
+    events.push(changed(stream, 'can_remove_subscribers_group', c.can_remove_subscribers_group, stream.can_remove_subscribers_group));
   }
   return events;
 }
@@ -280,6 +279,20 @@ export function decideUpdateStream(cmd: UpdateStreamCommand, stream: StreamState
 export function decideArchiveStream(actor: ChannelActor, stream: StreamState & { name: string }, subscribed: boolean): ChannelEvent[] {
   checkCanManageStream(actor, stream, subscribed);
   return [{ type: 'StreamArchived', data: { stream_id: stream.stream_id, name: stream.name, was_default: stream.is_default } }];
+}
+
+/** A subscription colour: `#` and six hex digits; `name` is how the error names the parameter. */
+export function checkColor(name: string, value: unknown): string {
+  if (typeof value !== 'string') throw errors.badRequest(`${name} is not a string`);
+  if (!/^#[0-9a-fA-F]{6}$/.test(value)) throw errors.badRequest(`${name} is not a valid hex color code`);
+  return value;
+}
+
+/** The error for an unknown property, before anything else about the change is looked at. */
+export function checkSubscriptionProperty(property: string): void {
+  if (!(SUBSCRIPTION_PROPERTIES as readonly string[]).includes(property)) {
+    throw errors.badRequest(`Unknown subscription property: ${property}`);
+  }
 }
 
 export const SUBSCRIPTION_PROPERTIES = [
@@ -294,12 +307,9 @@ export function decideSubscriptionProperty(
   property: string,
   value: unknown,
 ): ChannelEvent {
-  if (!(SUBSCRIPTION_PROPERTIES as readonly string[]).includes(property)) {
-    throw errors.badRequest(`Unknown subscription property: ${property}`);
-  }
+  checkSubscriptionProperty(property);
   if (property === 'color') {
-    if (typeof value !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(value)) throw errors.badRequest('color is not a valid hex color code');
-    return { type: 'SubscriptionPropertyChanged', data: { stream_id, user_id, property: 'color', value } };
+    return { type: 'SubscriptionPropertyChanged', data: { stream_id, user_id, property: 'color', value: checkColor('color', value) } };
   }
   if (typeof value !== 'boolean') throw errors.badRequest(`${property} is not a boolean`);
   if (property === 'in_home_view') {

@@ -184,7 +184,7 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
           type: 'array',
           items: {
             type: 'object',
-            properties: { name: { type: 'string' }, description: { type: 'string', maxLength: MAX_STREAM_DESCRIPTION_LENGTH } },
+            properties: { name: { type: 'string' }, description: { type: 'string', maxLength: MAX_STREAM_DESCRIPTION_LENGTH }, color: { type: 'string' } },
             required: ['name'],
           },
         },
@@ -218,7 +218,7 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
     url: '/users/me/subscriptions',
     params: {
       properties: {
-        add: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, description: { type: 'string', maxLength: MAX_STREAM_DESCRIPTION_LENGTH } }, required: ['name'] } },
+        add: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, description: { type: 'string', maxLength: MAX_STREAM_DESCRIPTION_LENGTH }, color: { type: 'string' } }, required: ['name'] } },
         delete: { type: 'array', items: { type: 'string' } },
       },
     },
@@ -297,7 +297,9 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
       if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
       const stream = await getStreamById(ctx.db, params.stream_id);
       if (stream && stream.realm_id === realm.id && !stream.deactivated && stream.invite_only) {
-        throw errors.badRequest('Private channels cannot be made default.');
+        // Only someone in the private channel learns that it is one.
+        const subscribed = (await getSubscription(ctx.db, user.id, stream.id))?.active === true;
+        throw subscribed ? errors.badRequest('Private channels cannot be made default.') : errors.invalidChannelId();
       }
       await updateStream(ctx, meta, user, realm, params.stream_id, { is_default_stream: true });
     },
