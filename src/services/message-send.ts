@@ -201,6 +201,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
       { subscribers: addressed.stream!.subscriber_ids.length, topicParticipants: participants.length });
     topicWildcardUserIds = participants.filter((id) => receiverSet.has(id));
   }
+  await checkGroupMentions(ctx.db, user, rendered.mentionedGroupIds);
   const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receiverSet.has(id)));
   for (const groupId of rendered.mentionedGroupIds) {
     for (const id of data.groupMembers.get(groupId) ?? []) if (receiverSet.has(id)) mentioned.add(id);
@@ -338,6 +339,20 @@ async function topicParticipantIds(db: Db, streamId: number, topic: string, send
 
 const MUTED = 1;
 const FOLLOWED = 3;
+
+/**
+ * Who may mention a group (not silently) is its can_mention_group: everyone for a user-defined
+ * group, role:nobody for a system group here, so a system group is never mentioned (the real
+ * server's defaults; the setting is not changeable yet).
+ */
+async function checkGroupMentions(db: Db, user: UserRow, groupIds: number[]): Promise<void> {
+  if (groupIds.length === 0) return;
+  const system = await db.selectFrom('user_groups').select('name').where('id', 'in', groupIds).where('is_system_group', '=', true)
+    .orderBy('id').executeTakeFirst();
+  if (!system) return;
+  const refusal = `You are not allowed to mention user group '${system.name}'.`;
+  throw errors.badRequest(user.is_system_bot ? refusal : `${refusal} You must be a member of 'role:nobody' to mention this group.`);
+}
 
 /**
  * Mentioned users who follow the topic now: humans among the receivers, mentioned by name (not

@@ -225,3 +225,43 @@ t.test('sending may follow or unmute the topic for its sender', async (t) => {
   const carolTopics = (await s.api('POST', '/register', carol, { fetch_event_types: ['user_topic'] })).body.user_topics;
   t.match(carolTopics.filter((x: { topic_name: string }) => x.topic_name === 'muted here'), [{ visibility_policy: 1 }], 'muting wins');
 });
+
+t.test('local_id comes back only to the queue that sent it, and only to its sender', async (t) => {
+  const s = await shared;
+  const alice = await s.user(Role.MEMBER, 'LAlice');
+  const bob = await s.user(Role.MEMBER, 'LBob');
+  await createChannel(s, alice, 'echo', [bob]);
+  const queue = async (u: TestUser) => (await s.api('POST', '/register', u, { event_types: ['message'] })).body.queue_id as string;
+  const [sending, other, bobs] = [await queue(alice), await queue(alice), await queue(bob)];
+  const sent = await expectSent(t, s, alice, { type: 'stream', to: 'echo', topic: 't', content: 'hi', queue_id: sending, local_id: '100.01' }, 'echoed');
+  const foreign = await expectSent(t, s, alice, { type: 'stream', to: 'echo', topic: 't', content: 'hi', queue_id: bobs, local_id: '7' }, 'foreign queue');
+  const events = async (u: TestUser, q: string) => (await s.api('GET', '/events', u, { queue_id: q, last_event_id: -1, dont_block: true })).body.events
+    .filter((e: { type: string }) => e.type === 'message')
+    .map((e: { message: { id: number }; local_message_id?: string }) => [e.message.id, e.local_message_id ?? null]);
+  t.same(await events(alice, sending), [[sent.id, '100.01'], [foreign.id, null]]);
+  t.same(await events(alice, other), [[sent.id, null], [foreign.id, null]]);
+  t.same(await events(bob, bobs), [[sent.id, null], [foreign.id, null]], "another user's queue id is not the sender's queue");
+});
+
+t.test('mandatory topics refuse "(no topic)"', async (t) => {
+  const s = await shared;
+  const alice = await s.user(Role.MEMBER, 'MAlice');
+  await createChannel(s, alice, 'mandatory', []);
+  t.equal((await s.api('PATCH', '/realm', s.owner, { mandatory_topics: true })).status, 200);
+  t.teardown(() => s.api('PATCH', '/realm', s.owner, { mandatory_topics: false }).then(() => undefined));
+  await expectError(t, s, alice, { type: 'stream', to: 'mandatory', topic: '(no topic)', content: 'x' }, 'Topics are required in this organization');
+  await expectSent(t, s, alice, { type: 'stream', to: 'mandatory', topic: 'a topic', content: 'x' }, 'a real topic');
+});
+
+t.test('a system group may not be mentioned (its can_mention_group is role:nobody); silently it may', async (t) => {
+  const s = await shared;
+  const alice = await s.user(Role.ADMINISTRATOR, 'GAlice');
+  await createChannel(s, alice, 'groups', []);
+  const send = (content: string) => ({ type: 'stream', to: 'groups', topic: 't', content });
+  await expectError(t, s, alice, send('hi @*role:members*'),
+    "You are not allowed to mention user group 'role:members'. You must be a member of 'role:nobody' to mention this group.");
+  await expectSent(t, s, alice, send('hi @_*role:members*'), 'silent mention');
+  const group = await s.api('POST', '/user_groups/create', alice, { name: 'helpers', description: 'd', members: [alice.id] });
+  t.equal(group.status, 200);
+  await expectSent(t, s, alice, send('hi @*helpers*'), 'a user group: everyone may mention it');
+});
