@@ -21,6 +21,7 @@ import {
 } from '../domain/messages/send-permissions.js';
 import { automaticVisibilityPolicy, type TopicVisibility } from '../domain/messages/automatic-visibility.js';
 import { DEFAULT_USER_SETTINGS } from '../domain/settings/defaults.js';
+import { checkStreamName } from '../domain/channels/decider.js';
 import type { StreamAppend } from '../eventstore/types.js';
 import { renderMarkdownAsync } from '../markdown/index.js';
 import { apiEmail, getUserByEmailFor, getUserById, type UserRow } from '../read/users.js';
@@ -279,6 +280,8 @@ async function addressChannel(
   now: Date,
 ): Promise<Addressed> {
   const name = typeof target === 'string' ? target.trim() : target;
+  // A name is checked as a channel name before it is looked up ('Channel name can't be empty.').
+  if (typeof name === 'string') checkStreamName(name);
   const missing = () => (typeof name === 'number' ? channelIdMissing(name) : channelNameMissing(name));
   // One round trip for the channel, its subscribers and the message id: this is the hot path.
   const stream = await findChannelForSending(ctx.db, realm.id, user.id, name);

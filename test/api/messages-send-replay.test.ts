@@ -39,6 +39,7 @@ t.test('type, to and topic are read as the real server reads them', async (t) =>
   // The topic is checked before the content.
   await expectError(t, s, alice, send({ topic: '', content: ' ' }), "Topic can't be empty!");
   await expectError(t, s, alice, send({ to: undefined }), 'Missing channel');
+  await expectError(t, s, alice, send({ to: '' }), "Channel name can't be empty.");
   await expectError(t, s, alice, send({ to: '{}' }), 'Invalid data type for channel');
   await expectError(t, s, alice, send({ to: '[{}]' }), 'Invalid data type for channel');
   await expectError(t, s, alice, send({ to: '[1,2,"general"]' }), 'Expected exactly one channel');
