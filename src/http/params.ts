@@ -24,6 +24,8 @@ export interface ParamSchema {
   default?: unknown;
   /** Accept a bare string for this parameter even though it may also be JSON (e.g. `to`). */
   'x-raw-string-ok'?: boolean;
+  /** The route refuses a NUL character in this text itself, with the real server's own message. */
+  'x-nul-checked'?: boolean;
 }
 
 export interface ParamsSpec {
@@ -158,7 +160,7 @@ export function parseParams<P>(compiled: CompiledParams, fields: Record<string, 
     }
     // A repeated form field arrives as an array of strings; the real server takes the last one.
     const value = Array.isArray(raw) && schemaTypes(schema).every((t) => t !== 'array') ? raw[raw.length - 1] : raw;
-    if (typeof value === 'string' && NUL.test(value)) throw errors.badRequest(`${name} contains NULL (0x00) characters.`);
+    if (typeof value === 'string' && !schema['x-nul-checked'] && NUL.test(value)) throw errors.badRequest(`${name} contains NULL (0x00) characters.`);
     values[name] = decodeField(name, value, schema);
     if (jsonDepthExceeds(values[name], MAX_PARAM_DEPTH)) {
       throw errors.badRequest(`Argument "${name}" is nested too deeply (limit: ${MAX_PARAM_DEPTH} levels)`);

@@ -1,4 +1,3 @@
-import { checkWidgetContent, widgetFromContent, WidgetError, type Widget } from '../domain/submessages/widgets.js';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { ApiError, errors } from '../domain/errors.js';
@@ -7,7 +6,6 @@ import {
   decideDeleteMessage,
   decideEditMessage,
   decideReaction,
-  decideSendMessage,
   deletion,
   normalizeContent,
   normalizeEditedContent,
@@ -24,7 +22,7 @@ import { renderMarkdownAsync, type RenderResult } from '../markdown/index.js';
 import { resolveReaction, type ReactionParams } from './reaction-emoji.js';
 import { buildNarrow, messageModifiableBy, messageAccessibleTo, mutedSql, parseNarrow, receivedSql, unreadSql, type NarrowViewer } from '../read/narrow.js';
 import { getMessageRow, getMessageRows, narrowViewer, readThroughOf, userMessageState, fetchMessages, type FetchParams, type MessageRow } from '../read/messages.js';
-import { apiEmail, getUserByEmailFor, type UserRow } from '../read/users.js';
+import type { UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
 import { canReadStreamContent, isSubscribed, messageReceiverIds, streamHistoryIsProtected, subscriberIds, type StreamRow } from '../visibility.js';
 import { DEFAULT_REALM_PROPERTIES } from '../domain/realm/defaults.js';
@@ -32,15 +30,15 @@ import { alertedUsers, checkGroupMentionsAllowed, realmRenderData, senderRenderC
 import { withTopicLinkTargets } from './topic-link-targets.js';
 import { claimableUploadPaths } from './attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
-import { mutersAmong, usersMuting } from '../read/muted-users.js';
-import { findChannelForSending } from './channel-for-sending.js';
 import { isAdminRole } from '../domain/roles.js';
 import { deletedMessageGraceDays, shredMessages } from './forgetting.js';
 import { isDbInt } from '../domain/ids.js';
 import { sendMoveNotices, type MoveOutcome } from './move-notifications.js';
 import { movedWholeTopic, moveTopicPolicies } from './move-topic-policies.js';
 
-export const messageStream = (id: number) => `message-${id}`;
+import { messageStream } from './message-send.js';
+
+export { messageStream, sendMessage, prepareMessage, type PreparedMessage, type SendParams, type SendResult } from './message-send.js';
 export const flagsStream = (userId: number) => `message-flags-${userId}`;
 const channelStream = (streamId: number) => `channel-${streamId}`;
 
@@ -48,68 +46,6 @@ export const invalidMessage = () => errors.badRequest('Invalid message(s)');
 
 const senderOf = (user: UserRow): Sender => ({ user_id: user.id, role: user.role, is_bot: user.is_bot, is_system_bot: user.is_system_bot });
 const nowSeconds = (meta: RequestMeta) => Math.floor(meta.now.getTime() / 1000);
-
-export interface SendParams {
-  type: string;
-  to?: unknown;
-  topic?: string;
-  content: string;
-  queue_id?: string;
-  local_id?: string;
-  read_by_sender?: boolean;
-  /** JSON text of a bot's widget (the real server accepts zforms only) */
-  widget_content?: string;
-  /** internal sends only: other receivers for whom it arrives read (the one who acted, for Notification Bot's notices) */
-  read_for_user_ids?: number[];
-}
-
-const streamMissing = (to: string | number) =>
-  typeof to === 'number'
-    ? new ApiError('STREAM_DOES_NOT_EXIST', 400, `Channel with ID '${to}' does not exist`, { stream_id: to })
-    : new ApiError('STREAM_DOES_NOT_EXIST', 400, `Channel '${to}' does not exist`, { stream: to });
-
-/** `to` of a channel message: an id, a name, or a JSON list holding one of them. */
-function parseStreamTarget(to: unknown): string | number {
-  let value = to;
-  if (typeof value === 'string') {
-    const s = value.trim();
-    if (/^\d+$/.test(s)) return Number(s);
-    if (s.startsWith('[') || s.startsWith('"')) {
-      try {
-        value = JSON.parse(s);
-      } catch {
-        return s;
-      }
-    } else return s;
-  }
-  if (Array.isArray(value)) {
-    if (value.length !== 1) throw errors.badRequest('Cannot send to multiple channels');
-    value = value[0];
-  }
-  if (typeof value === 'number' && Number.isInteger(value)) return value;
-  if (typeof value === 'string') return /^\d+$/.test(value) ? Number(value) : value;
-  throw errors.badRequest('Invalid data type for channel');
-}
-
-/** `to` of a direct message: JSON list of ids or emails, or a comma-separated list of emails. */
-function parseDmTargets(to: unknown): Array<string | number> {
-  let value = to;
-  if (typeof value === 'string') {
-    const s = value.trim();
-    if (s.startsWith('[')) {
-      try {
-        value = JSON.parse(s);
-      } catch {
-        throw errors.invalidJson('to');
-      }
-    } else if (/^\d+$/.test(s)) value = [Number(s)];
-    else value = s.split(',').map((x) => x.trim()).filter(Boolean);
-  }
-  if (typeof value === 'number') value = [value];
-  if (!Array.isArray(value) || !value.every((x) => typeof x === 'string' || Number.isInteger(x))) throw errors.badRequest('Invalid user ID');
-  if (value.length === 0) throw errors.badRequest('Message must have recipients');
-  return value as Array<string | number>;
-}
 
 async function findStream(db: Db, realmId: number, target: string | number): Promise<StreamRow | undefined> {
   if (typeof target === 'number' && !isDbInt(target)) return undefined;
@@ -119,166 +55,7 @@ async function findStream(db: Db, realmId: number, target: string | number): Pro
     : q.where(sql`lower(name)`, '=', canonicalStreamName(target).toLowerCase()).executeTakeFirst();
 }
 
-// Recipient ids never change once assigned; cached per database.
-const recipientCaches = new WeakMap<object, Map<string, number>>();
-function recipientCacheOf(db: Db): Map<string, number> {
-  let cache = recipientCaches.get(db);
-  if (!cache) recipientCaches.set(db, (cache = new Map()));
-  return cache;
-}
-
-async function recipientIdFor(ctx: ServiceContext, key: string): Promise<number> {
-  const recipientCache = recipientCacheOf(ctx.db);
-  const cached = recipientCache.get(key);
-  if (cached !== undefined) return cached;
-  const row = await ctx.db.selectFrom('message_recipients').select('id').where('key', '=', key).executeTakeFirst();
-  const id = row?.id ?? (await ctx.commands.nextId('recipient_id_seq'));
-  if (row) recipientCache.set(key, id);
-  return id;
-}
-
-/** A message checked, addressed and rendered as POST /messages would send it, not yet appended. */
-export interface PreparedMessage {
-  id: number;
-  events: MessageSent[];
-  /** Call once the events are committed (caches the recipient id they introduced). */
-  committed(): void;
-}
-
-/** POST /messages. */
-export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, params: SendParams): Promise<{ id: number }> {
-  const prepared = await prepareMessage(ctx, meta, user, realm, params);
-  await ctx.commands.run(metadataOf(meta), async () => ({
-    appends: [{ streamId: messageStream(prepared.id), expectedVersion: -1, events: prepared.events }],
-    result: undefined,
-  }));
-  prepared.committed();
-  return { id: prepared.id };
-}
-
-/** Every check, the addressing and the rendering of a send; the caller appends the events. */
-export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, user: UserRow, realm: RealmRow, params: SendParams): Promise<PreparedMessage> {
-  const props = realm.properties as Record<string, unknown>;
-  const type = params.type;
-  const content = normalizeContent(params.content);
-  // A widget_content that does not pass is refused before anything else is looked up.
-  let widget: Widget | null;
-  try {
-    widget = params.widget_content !== undefined ? checkWidgetContent(params.widget_content) : widgetFromContent(content);
-  } catch (error) {
-    if (error instanceof WidgetError) throw errors.badRequest(error.message);
-    throw error;
-  }
-  const widgetId = widget ? ctx.commands.nextId('submessage_id_seq') : undefined;
-  widgetId?.catch(() => undefined);
-  // Independent look-ups run together: latency here is the sender's latency.
-  const dataPromise = realmRenderData(ctx, realm.id);
-  dataPromise.catch(() => undefined);
-  let messageId: number | Promise<number>;
-  let streamId: number | null = null;
-  let topic = '';
-  let receivers: number[];
-  let dmUserIds: number[] = [];
-  let recipientKey: string;
-  // Who muted the sender: a stream send reads it with the channel.
-  let muterIds: number[] | undefined;
-  if (type === 'stream' || type === 'channel') {
-    if (params.to === undefined) throw errors.badRequest('Missing channel');
-    if (params.topic === undefined) throw errors.badRequest('Missing topic');
-    const target = parseStreamTarget(params.to);
-    // One round trip for the channel, its subscribers and the message id: this is the hot path.
-    const stream = await findChannelForSending(ctx.db, realm.id, user.id, target);
-    if (!stream) throw streamMissing(target);
-    messageId = stream.message_id;
-    const subscribed = stream.subscriber_ids.includes(user.id);
-    // Addressed by ID, a private channel the sender may not see is answered as missing: the error
-    // would otherwise tell an outsider its name.
-    if (typeof target === 'number' && stream.invite_only && !subscribed && !isAdminRole(user.role) && !user.is_system_bot) throw streamMissing(target);
-    checkCanPost({ ...senderOf(user), is_full_member: isFullMember(user, realm, meta.now) }, { ...stream, stream_id: stream.id }, subscribed);
-    topic = normalizeTopic(params.topic, props.mandatory_topics === true);
-    streamId = stream.id;
-    receivers = [...new Set([...stream.subscriber_ids, user.id])];
-    recipientKey = `stream:${stream.id}`;
-    muterIds = stream.muter_ids;
-  } else if (type === 'private' || type === 'direct') {
-    if (params.to === undefined) throw errors.missingArgument('to');
-    const targets = parseDmTargets(params.to);
-    messageId = ctx.commands.nextId('message_id_seq');
-    messageId.catch(() => undefined);
-    const ids = new Set<number>();
-    for (const target of targets) {
-      let found: UserRow | undefined;
-      if (typeof target === 'number') {
-        if (!isDbInt(target)) throw errors.badRequest(`Invalid user ID ${target}`);
-        found = await ctx.db.selectFrom('users').selectAll().where('id', '=', target).executeTakeFirst();
-        if (!found || found.realm_id !== realm.id) throw errors.badRequest(`Invalid user ID ${target}`);
-      } else {
-        found = await getUserByEmailFor(ctx.db, { user_id: user.id, role: user.role, realm_id: realm.id }, target, realmHost(realm));
-        if (!found) throw errors.badRequest(`Invalid email '${target}'`);
-      }
-      if (!found.is_active && found.id !== user.id) throw errors.badRequest(`'${apiEmail(found, realmHost(realm))}' is no longer using Zulip.`);
-      ids.add(found.id);
-    }
-    const others = [...ids].filter((id) => id !== user.id).sort((a, b) => a - b);
-    dmUserIds = [...new Set([...others, user.id])].sort((a, b) => a - b);
-    receivers = dmUserIds;
-    recipientKey = others.length === 0 ? `user:${user.id}` : others.length === 1 ? `user:${others[0]}` : `group:${dmUserIds.join(',')}`;
-  } else {
-    throw errors.badRequest('Invalid message type');
-  }
-
-  const data = await dataPromise;
-  const rendered = await renderMarkdownAsync(content, await withTopicLinkTargets(ctx.db, senderRenderContext(data.context, user), user, content));
-  checkGroupMentionsAllowed(data, user.id, rendered.mentionedGroupIds);
-  const receiverSet = new Set(receivers);
-  const mentioned = new Set(rendered.mentionedUserIds.filter((id) => receiverSet.has(id)));
-  for (const groupId of rendered.mentionedGroupIds) {
-    for (const id of data.groupMembers.get(groupId) ?? []) if (receiverSet.has(id)) mentioned.add(id);
-  }
-  const others = receivers.filter((id) => id !== user.id);
-  // The sender too: the real server flags their own message when it holds their alert word.
-  const alerted = alertedUsers(data.alertWords, receivers, content);
-  const topicWildcardUserIds = rendered.topicWildcard && streamId !== null ? await topicParticipants(ctx.db, streamId, topic, user.id, receiverSet) : [];
-  const muters = muterIds ? mutersAmong(muterIds, others) : await usersMuting(ctx.db, user.id, others);
-  const recipientId = await recipientIdFor(ctx, recipientKey);
-  const id = await messageId;
-  const events = decideSendMessage({
-    message_id: id,
-    realm_id: realm.id,
-    sender_id: user.id,
-    stream_id: streamId,
-    topic,
-    recipient_id: recipientId,
-    recipient_key: recipientKey,
-    dm_user_ids: dmUserIds,
-    content,
-    rendered_content: rendered.html,
-    client: meta.client,
-    date_sent: nowSeconds(meta),
-    is_me_message: rendered.isMeMessage,
-    has_link: rendered.hasLink,
-    has_image: rendered.hasImage,
-    has_attachment: rendered.hasAttachment,
-    mentioned_user_ids: [...mentioned].sort((a, b) => a - b),
-    stream_wildcard: rendered.streamWildcard,
-    topic_wildcard: rendered.topicWildcard,
-    topic_wildcard_user_ids: topicWildcardUserIds,
-    alerted_user_ids: alerted,
-    muter_user_ids: muters,
-    read_by_sender: params.read_by_sender ?? true,
-    ...(params.read_for_user_ids ? { read_for_user_ids: params.read_for_user_ids.filter((id) => receiverSet.has(id)) } : {}),
-    attachment_paths: await claimableUploadPaths(ctx.db, user, rendered.linkedUploadPaths),
-    sender_queue_id: params.queue_id ?? null,
-    local_id: params.local_id ?? null,
-  });
-  if (widget && widgetId) {
-    const sent = events[0] as { data: Record<string, unknown> };
-    sent.data = { ...sent.data, widget_submessage_id: await widgetId, widget_content: JSON.stringify(widget) };
-  }
-  return { id, events, committed: () => recipientCacheOf(ctx.db).set(recipientKey, recipientId) };
-}
-
-/** A message the user may reach by its id now (canAccessMessage), or `Invalid message(s)`. */
+/** A message the user may see, or `Invalid message(s)`. */
 export async function requireVisibleMessage(db: Db, user: UserRow, id: number): Promise<MessageRow> {
   const row = await getMessageRow(db, id);
   if (!row || !(await messageAccessibleTo(db, { user_id: user.id, role: user.role, realm_id: user.realm_id }, row))) throw invalidMessage();

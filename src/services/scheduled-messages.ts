@@ -232,6 +232,8 @@ export async function deliverScheduledMessage(ctx: ServiceContext, id: number, n
       appends: [
         { streamId: messageStream(prepared.id), expectedVersion: -1, events: prepared.events },
         { streamId, expectedVersion: version, events: delivered },
+        // A delivered message follows or unmutes topics as any send does.
+        ...prepared.sideAppends,
       ],
       result: 'delivered' as DeliveryOutcome,
     };

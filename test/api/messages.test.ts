@@ -93,7 +93,7 @@ t.test('send errors and limits', async (t) => {
     [{ type: 'stream', to: 'announce-1', topic: 't', content: 'x' }, 'Only organization administrators can send to this channel.'],
     [{ type: 'private', to: JSON.stringify([99999]), content: 'x' }, 'Invalid user ID 99999'],
     [{ type: 'private', to: 'nobody@example.com', content: 'x' }, "Invalid email 'nobody@example.com'"],
-    [{ type: 'bogus', to: 'open-1', topic: 't', content: 'x' }, 'Invalid message type'],
+    [{ type: 'bogus', to: 'open-1', topic: 't', content: 'x' }, 'Invalid type'],
   ];
   for (const [params, msg, code] of cases) {
     const r = await s.api('POST', '/messages', alice, params);

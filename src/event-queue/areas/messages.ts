@@ -183,7 +183,8 @@ registerTranslator('MessageSent', async (event, db): Promise<PreparedEvent | nul
         flags,
       })) return [];
       const out: ClientEvent = { type: 'message', message, flags };
-      if (d.local_id !== null && d.sender_queue_id === r.queueId) out.local_message_id = d.local_id;
+      // Only the sender's own queue: another user's queue id must not let a sender reach into it.
+      if (d.local_id !== null && d.sender_queue_id === r.queueId && r.user.id === d.sender_id) out.local_message_id = d.local_id;
       return [out];
     },
   };

@@ -88,27 +88,32 @@ function narrowOf(raw: unknown): unknown {
 export default async function messageRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
   const { ctx } = services;
 
-  defineRoute<{ type: string; to?: unknown; topic?: string; subject?: string; content: string; queue_id?: string; local_id?: string; read_by_sender?: boolean; widget_content?: string }>(app, {
+  defineRoute<{ type: string; to?: unknown; topic?: string; subject?: string; content: string; queue_id?: string; local_id?: string; read_by_sender?: boolean; widget_content?: string; forged?: string }>(app, {
     method: 'POST',
     url: '/messages',
     params: {
       properties: {
-        type: { type: 'string' },
-        to: anyJson,
-        topic: { type: 'string' },
-        subject: { type: 'string' },
-        content: { type: 'string' },
+        type: { type: 'string', enum: ['private', 'direct', 'stream', 'channel'] },
+        // Kept as sent: whether it is JSON decides how it is read (see send-addressing.ts).
+        to: {},
+        // A NUL is refused by the send rules: 'Invalid character in topic, at position N!' and
+        // 'Message must not contain null bytes'.
+        topic: { type: 'string', 'x-nul-checked': true },
+        subject: { type: 'string', 'x-nul-checked': true },
+        content: { type: 'string', 'x-nul-checked': true },
         // Both are stored with the message (MessageSent) to echo it back to the sending queue.
         queue_id: { type: 'string', maxLength: 64 },
         local_id: { type: 'string', maxLength: 64 },
         read_by_sender: { type: 'boolean' },
         widget_content: { type: 'string' },
+        // Mirroring bots forge senders; nobody here may.
+        forged: { type: 'string' },
       },
       required: ['type', 'content'],
     },
     handler: async ({ params, user, realm, meta }) => {
-      const to = typeof params.to === 'number' ? String(params.to) : params.to;
-      return sendMessage(ctx, meta, user, realm, { ...params, to, topic: params.topic ?? params.subject });
+      if (params.forged === 'true' || params.forged === 'yes') throw errors.badRequest('User not authorized for this query');
+      return sendMessage(ctx, meta, user, realm, { ...params, topic: params.topic ?? params.subject });
     },
   });
 
