@@ -178,6 +178,8 @@ t.test('XSS corpus through messages, topics, linkifiers, channel descriptions an
 
     const topic = `${payload.replace(/\n/g, ' ').slice(0, 40)} ${accepted[i % Math.max(accepted.length, 1)] ?? ''}`.trim() || 'empty';
     const sent = await s.api('POST', '/messages', alice, { type: 'stream', to: channel, topic, content });
+    // A topic with a character the real server's topic rule refuses is refused before anything renders.
+    if (sent.status === 400 && /^Invalid character in topic/.test(sent.body.msg)) continue;
     t.equal(sent.status, 200, `send #${i}`);
     if (sent.status !== 200) continue;
     const fetched = await s.api('GET', `/messages/${sent.body.id}`, alice);

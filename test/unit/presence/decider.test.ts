@@ -41,6 +41,7 @@ t.test('decideUserStatus', async (t) => {
   t.throws(() => decideUserStatus({ ...cmd, emoji_name: 'partyy', emoji_code: '7', reaction_type: 'realm_emoji' }, catalog), { message: 'Invalid custom emoji name.' });
   t.match(decideUserStatus({ ...cmd, emoji_name: '', emoji_code: 'ignored' }, catalog), [{ data: { emoji_name: '', emoji_code: '', reaction_type: 'unicode_emoji' } }]);
   t.match(decideUserStatus({ ...cmd, status_text: '  x  ', away: false }, catalog), [{ data: { status_text: 'x', away: false, emoji_name: null } }]);
-  // As on the real server, the length is checked before trimming.
-  t.throws(() => decideUserStatus({ ...cmd, status_text: 'a'.repeat(60) + ' ' }, catalog), { message: 'status_text is too long (limit: 60 characters)' });
+  // As on the real server, the text is trimmed before its length is checked.
+  t.match(decideUserStatus({ ...cmd, status_text: 'a'.repeat(60) + ' ' }, catalog), [{ data: { status_text: 'a'.repeat(60) } }]);
+  t.throws(() => decideUserStatus({ ...cmd, status_text: 'a'.repeat(61) }, catalog), { message: 'status_text is too long (limit: 60 characters)' });
 });
