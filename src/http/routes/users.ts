@@ -17,10 +17,8 @@ import { maxReceivedMessageId } from '../../read/messages.js';
 import { listProfileFields } from '../../read/profile-fields.js';
 import { MAX_AVATAR_FILE_SIZE_MIB, avatarChangesDisabled, avatarContentType, avatarPathId, avatarStorage, removeAvatar, uploadAvatar } from '../../services/avatars.js';
 import { administeredBots, botDefaults, channelNames } from '../../event-queue/areas/users.js';
-import { getActiveStreamByName } from '../../read/channels.js';
-import { canJoinStream, isSubscribed } from '../../visibility.js';
 import { avatarUrlFor as avatarUrl } from '../../read/users.js';
-import { createBot } from '../../services/bots.js';
+import { botDefaultChannel, createBot } from '../../services/bots.js';
 
 interface UserQuery {
   client_gravatar?: boolean;
@@ -116,17 +114,6 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
     },
   });
 
-  /** A channel the user may access, by name ('' for none), as the real server's access_stream_by_name. */
-  const defaultChannel = async (user: UserRow, name: string): Promise<number | null> => {
-    if (name === '') return null;
-    const stream = await getActiveStreamByName(ctx.db, user.realm_id, name);
-    const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id };
-    if (!stream || !canJoinStream(viewer, stream, await isSubscribed(ctx.db, user.id, stream.id))) {
-      throw errors.badRequest(`Invalid channel name '${name}'`);
-    }
-    return stream.id;
-  };
-
   defineRoute<{
     bot_id: number; full_name?: string; role?: number; bot_owner_id?: number;
     default_sending_stream?: string; default_events_register_stream?: string; default_all_public_streams?: boolean;
@@ -167,7 +154,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       for (const property of ['default_sending_stream', 'default_events_register_stream'] as const) {
         const name = params[property];
         if (name === undefined) continue;
-        const value = await defaultChannel(user, name);
+        const value = await botDefaultChannel(ctx, user, name);
         changes.push(() => ({ type: 'ChangeBotDefault', actor: actorOf(user), property, value }));
       }
       if (params.default_all_public_streams !== undefined) {
