@@ -215,7 +215,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   const muters = addressed.muterIds ? mutersAmong(addressed.muterIds, others) : await usersMuting(ctx.db, user.id, others);
   const recipientId = await recipientIdFor(ctx, addressed.recipientKey);
   const id = await addressed.messageId;
-  const visibility = streamId !== null ? await automaticPolicyFor(ctx.db, user, addressed.stream!, topic, id) : null;
+  const visibility = AUTOMATIC_TOPIC_POLICIES && streamId !== null ? await automaticPolicyFor(ctx.db, user, addressed.stream!, topic, id) : null;
   const events = decideSendMessage({
     message_id: id,
     realm_id: realm.id,
@@ -256,7 +256,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     const mentionedHere = rendered.mentionedUserIds.filter((uid) => receiverSet.has(uid));
     for (const uid of await followersByMention(ctx.db, mentionedHere, streamId, topic)) policies.set(uid, FOLLOWED);
   }
-  if (AUTOMATIC_TOPIC_POLICIES && visibility !== null && !policies.has(user.id)) policies.set(user.id, visibility);
+  if (visibility !== null && !policies.has(user.id)) policies.set(user.id, visibility);
   const lastUpdated = Math.floor(meta.now.getTime() / 1000);
   const sideAppends: StreamAppend[] = [...policies].map(([uid, policy]) => ({
     streamId: `user-topics-${uid}`,
