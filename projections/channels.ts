@@ -2,10 +2,11 @@ import { runPrepared } from '../src/db/prepared.js';
 import { defineProjection } from './define.js';
 import { firstMessageKey, firstMessageKnownAtMost, foldFirstMessageIds, rememberFirstMessageAtMost } from './messages-bulk.js';
 import { streamRowFromCreated } from '../src/read/channels.js';
+import { SHREDDED } from '../src/eventstore/crypto/envelope.js';
 
 export const channelsProjection = defineProjection({
   name: 'channels',
-  version: 4,
+  version: 5,
   tables: ['streams', 'subscriptions', 'user_topics'],
   bulk: { MessageSent: foldFirstMessageIds },
   handlers: {
@@ -73,7 +74,9 @@ export const channelsProjection = defineProjection({
     },
     // Topics compare case-insensitively: a policy replaces any earlier one for the same topic, and
     // keeps the spelling of the latest request.
+    // A preference set by a forgotten message names no topic any more: there is nothing to fold.
     UserTopicPolicySet: async (trx, d) => {
+      if (d.topic === SHREDDED) return 'unchanged';
       await trx
         .deleteFrom('user_topics')
         .where('user_id', '=', d.user_id)
@@ -83,8 +86,20 @@ export const channelsProjection = defineProjection({
       if (d.visibility_policy === 0) return;
       await trx
         .insertInto('user_topics')
-        .values({ user_id: d.user_id, stream_id: d.stream_id, topic: d.topic, visibility_policy: d.visibility_policy, last_updated: d.last_updated })
+        .values({
+          user_id: d.user_id,
+          stream_id: d.stream_id,
+          topic: d.topic,
+          visibility_policy: d.visibility_policy,
+          last_updated: d.last_updated,
+          message_id: d.message_id ?? null,
+        })
         .execute();
+    },
+    // Preferences sealed under a forgotten message's key go with it (a replay skips their events).
+    MessagesShredded: async (trx, d) => {
+      if (d.message_ids.length === 0) return 'unchanged';
+      await trx.deleteFrom('user_topics').where('message_id', 'in', d.message_ids).execute();
     },
   },
 });

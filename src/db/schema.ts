@@ -190,6 +190,8 @@ export interface UserTopicsTable {
   topic: string;
   visibility_policy: number;
   last_updated: number;
+  /** The message whose key seals the topic in the event that set this row (null: the user set it). */
+  message_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface LinkifiersTable {

@@ -114,9 +114,10 @@ export async function withReadThrough(db: Db, viewer: ReadingViewer): Promise<Na
 /**
  * The viewer received the message (subscription span, DM participant, or sender). For a channel
  * message moved between channels, a message_moved_receptions row overrides the span answer and
- * the sender's (a sender not subscribed to the channel it was moved into has lost it).
+ * the sender's (a sender not subscribed to the channel it was moved into has lost it). `userId`: an
+ * id, or a column holding one (a look-up for several users at once).
  */
-export function receivedSql(userId: number): RawBuilder<unknown> {
+export function receivedSql(userId: number | RawBuilder<unknown> | ReturnType<typeof sql.ref>): RawBuilder<unknown> {
   return sql`((m.dm_key IS NOT NULL AND (m.sender_id = ${userId}
       OR EXISTS (SELECT 1 FROM message_dm_recipients d WHERE d.user_id = ${userId} AND d.message_id = m.id)))
     OR (m.stream_id IS NOT NULL AND COALESCE(

@@ -10,6 +10,7 @@ import { expireAttachments, orphanedAttachmentIds } from './attachments.js';
 import { uploadStorage } from './upload-crypto.js';
 import { pruneStoredExportKeys } from './realm-exports.js';
 import { streamVersion } from './stream-version.js';
+import { topicPolicyHandovers } from './topic-policy-handover.js';
 
 /** Messages per MessagesShredded event (and per key-destroying statement). */
 export const SHRED_BATCH = 1_000;
@@ -64,7 +65,9 @@ export async function destroyMessageKeys(ctx: ServiceContext, meta: RequestMeta,
       if (ctx.store.crypto) await ctx.store.crypto.keys.destroy(keyIds);
       else await sql`DELETE FROM data_keys WHERE key_id = ANY(${keyIds}::text[])`.execute(ctx.db);
       const event: MessagesShredded = { type: 'MessagesShredded', data: { realm_id: realmId, message_ids: batch, key_ids: keyIds, reason } };
-      return { appends: [{ streamId, expectedVersion: version, events: [event] }], result: batch.length };
+      // Preferences sealed under these messages' keys move to their topics' other messages first.
+      const handovers = await topicPolicyHandovers(ctx.db, batch, false);
+      return { appends: [...handovers, { streamId, expectedVersion: version, events: [event] }], result: batch.length };
     });
     forgettingStats.shredded.set(reason, (forgettingStats.shredded.get(reason) ?? 0) + count);
     shredded += count;

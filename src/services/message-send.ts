@@ -26,16 +26,15 @@ import type { StreamAppend } from '../eventstore/types.js';
 import { renderMarkdownAsync } from '../markdown/index.js';
 import { apiEmail, getUserByEmailFor, getUserById, type UserRow } from '../read/users.js';
 import { realmHost, type RealmRow } from '../read/realm.js';
-import { receivedSql } from '../read/narrow.js';
 import { mutersAmong, usersMuting } from '../read/muted-users.js';
-import { streamHistoryIsProtected } from '../visibility.js';
 import { isAdminRole } from '../domain/roles.js';
 import { isDbInt } from '../domain/ids.js';
 import { alertedUsers, checkGroupMentionsAllowed, realmRenderData, senderRenderContext } from './render-context.js';
 import { withTopicLinkTargets } from './topic-link-targets.js';
 import { claimableUploadPaths } from './attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
-import { findChannelForSending, type ChannelForSending } from './channel-for-sending.js';
+import { findChannelForSending, type ChannelForSending, type SenderTopicState } from './channel-for-sending.js';
+import { topicPolicySource } from '../domain/channels/topic-policy-source.js';
 
 export const messageStream = (id: number) => `message-${id}`;
 
@@ -215,7 +214,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   const muters = addressed.muterIds ? mutersAmong(addressed.muterIds, others) : await usersMuting(ctx.db, user.id, others);
   const recipientId = await recipientIdFor(ctx, addressed.recipientKey);
   const id = await addressed.messageId;
-  const visibility = AUTOMATIC_TOPIC_POLICIES && streamId !== null ? await automaticPolicyFor(ctx.db, user, addressed.stream!, topic, id) : null;
+  const visibility = addressed.stream ? automaticPolicyFor(user, addressed.stream.topic_state) : null;
   const events = decideSendMessage({
     message_id: id,
     realm_id: realm.id,
@@ -249,27 +248,38 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     const sent = events[0] as { data: Record<string, unknown> };
     sent.data = { ...sent.data, widget_submessage_id: await widgetId, widget_content: JSON.stringify(widget) };
   }
-  const policies = new Map<number, number>();
-  // Off for now: a topic preference written by a send keeps the topic's name outside the message's
-  // data key, so forgetting the message would leave its topic behind (test/core/erasure.test.ts).
-  if (AUTOMATIC_TOPIC_POLICIES && streamId !== null) {
+  // Automatic follows and unmutes (the mentioned users' first, then the sender's), each with the
+  // message whose key seals its topic (topicPolicySource).
+  const policies = new Map<number, { policy: number; source: number | undefined }>();
+  if (streamId !== null) {
     const mentionedHere = rendered.mentionedUserIds.filter((uid) => receiverSet.has(uid));
-    for (const uid of await followersByMention(ctx.db, mentionedHere, streamId, topic)) policies.set(uid, FOLLOWED);
+    for (const follower of await followersByMention(ctx.db, mentionedHere, streamId, topic)) {
+      policies.set(follower.id, { policy: FOLLOWED, source: topicPolicySource(follower.existing, id) });
+    }
   }
-  if (visibility !== null && !policies.has(user.id)) policies.set(user.id, visibility);
+  const state = addressed.stream?.topic_state;
+  if (visibility !== null && state && !policies.has(user.id)) {
+    policies.set(user.id, { policy: visibility, source: topicPolicySource(state.policy !== 0 ? { source: state.policySource } : undefined, id) });
+  }
   const lastUpdated = Math.floor(meta.now.getTime() / 1000);
-  const sideAppends: StreamAppend[] = [...policies].map(([uid, policy]) => ({
+  const sideAppends: StreamAppend[] = [...policies].map(([uid, { policy, source }]) => ({
     streamId: `user-topics-${uid}`,
     // Per-user topic preferences are last-writer-wins; no version to check.
     expectedVersion: undefined,
-    events: [{ type: 'UserTopicPolicySet', data: { user_id: uid, stream_id: streamId!, topic, visibility_policy: policy, last_updated: lastUpdated } }],
+    events: [{
+      type: 'UserTopicPolicySet',
+      data: {
+        user_id: uid, stream_id: streamId!, topic, visibility_policy: policy, last_updated: lastUpdated,
+        ...(source !== undefined ? { message_id: source } : {}),
+      },
+    }],
   }));
   const { recipientKey } = addressed;
   return {
     id,
     events,
     sideAppends,
-    automaticNewVisibilityPolicy: policies.get(user.id) ?? null,
+    automaticNewVisibilityPolicy: policies.get(user.id)?.policy ?? null,
     committed: () => recipientCacheOf(ctx.db).set(recipientKey, recipientId),
   };
 }
@@ -289,7 +299,7 @@ async function addressChannel(
   if (typeof name === 'string') checkStreamName(name);
   const missing = () => (typeof name === 'number' ? channelIdMissing(name) : channelNameMissing(name));
   // One round trip for the channel, its subscribers and the message id: this is the hot path.
-  const stream = await findChannelForSending(ctx.db, realm.id, user.id, name);
+  const stream = await findChannelForSending(ctx.db, realm.id, user.id, name, mayChangeTopicPolicy(user) ? topic : null);
   if (!stream) throw missing();
   const owner = await ownerOf(ctx, user, realm, now);
   const subscribed = { sender: stream.subscriber_ids.includes(user.id), owner: owner !== null && stream.subscriber_ids.includes(owner.user_id) };
@@ -345,34 +355,33 @@ async function topicParticipantIds(db: Db, streamId: number, topic: string, send
   return [...new Set([senderId, ...rows.map((r) => Number(r.user_id))])].sort((a, b) => a - b);
 }
 
-/**
- * Whether a send follows or unmutes topics as the sender's and mentioned users' settings ask (the
- * real server does). Off until those preferences are sealed under the message's key and dropped with it.
- */
-const AUTOMATIC_TOPIC_POLICIES = false;
 const MUTED = 1;
 const FOLLOWED = 3;
+const NEVER = 4;
 
 /**
  * Mentioned users who follow the topic now: humans among the receivers, mentioned by name (not
  * through a group), with automatically_follow_topics_where_mentioned on, unless they muted or
- * already follow it.
+ * already follow it; each with their present preference for the topic, if any (an unmute).
  */
-async function followersByMention(db: Db, mentioned: number[], streamId: number, topic: string): Promise<number[]> {
+async function followersByMention(db: Db, mentioned: number[], streamId: number, topic: string): Promise<Array<{ id: number; existing?: { source: number | null } }>> {
   if (mentioned.length === 0) return [];
   const byDefault = DEFAULT_USER_SETTINGS.automatically_follow_topics_where_mentioned;
   const rows = await db
     .selectFrom('users as u')
-    .select('u.id')
+    .leftJoin('user_topics as t', (join) => join
+      .onRef('t.user_id', '=', 'u.id')
+      .on('t.stream_id', '=', streamId)
+      .on(sql<boolean>`lower(t.topic) = ${topic.toLowerCase()}`))
+    .select(['u.id', 't.visibility_policy', 't.message_id'])
     .where('u.id', 'in', mentioned)
     .where('u.is_bot', '=', false)
     .where('u.is_active', '=', true)
     .where(sql<boolean>`COALESCE((u.settings->>'automatically_follow_topics_where_mentioned')::boolean, ${byDefault})`)
-    .where(sql<boolean>`NOT EXISTS (SELECT 1 FROM user_topics t WHERE t.user_id = u.id AND t.stream_id = ${streamId}
-      AND lower(t.topic) = ${topic.toLowerCase()} AND t.visibility_policy IN (${MUTED}, ${FOLLOWED}))`)
+    .where((eb) => eb.or([eb('t.visibility_policy', 'is', null), eb('t.visibility_policy', 'not in', [MUTED, FOLLOWED])]))
     .orderBy('u.id')
     .execute();
-  return rows.map((r) => r.id);
+  return rows.map((r) => (r.visibility_policy === null ? { id: r.id } : { id: r.id, existing: { source: r.message_id } }));
 }
 
 function settingOf(user: UserRow, name: 'automatically_follow_topics_policy' | 'automatically_unmute_topics_in_muted_streams_policy'): number {
@@ -380,24 +389,19 @@ function settingOf(user: UserRow, name: 'automatically_follow_topics_policy' | '
   return Number(stored ?? DEFAULT_USER_SETTINGS[name]);
 }
 
+/** Whether the user's settings let a send change their topic's policy (bots' never do). */
+function mayChangeTopicPolicy(user: UserRow): boolean {
+  if (user.is_bot) return false;
+  return settingOf(user, 'automatically_follow_topics_policy') !== NEVER || settingOf(user, 'automatically_unmute_topics_in_muted_streams_policy') !== NEVER;
+}
+
 /**
  * The visibility policy sending sets for the sender's topic (null: none), from their
- * automatically_follow_topics_policy and automatically_unmute_topics_in_muted_streams_policy. Bots
- * never get one.
+ * automatically_follow_topics_policy and automatically_unmute_topics_in_muted_streams_policy, given
+ * the topic as the channel's look-up saw it (null when the sender's settings change nothing).
  */
-async function automaticPolicyFor(db: Db, user: UserRow, stream: ChannelForSending, topic: string, messageId: number): Promise<number | null> {
-  if (user.is_bot) return null;
-  const follow = settingOf(user, 'automatically_follow_topics_policy');
-  const unmute = settingOf(user, 'automatically_unmute_topics_in_muted_streams_policy');
-  if (follow === 4 && unmute === 4) return null;
-  // Whether the topic has older messages is judged on what the sender may read of it.
-  const older = streamHistoryIsProtected(stream)
-    ? sql<boolean>`EXISTS (SELECT 1 FROM messages m WHERE m.stream_id = ${stream.id} AND lower(m.topic) = ${topic.toLowerCase()} AND m.id <> ${messageId} AND ${receivedSql(user.id)})`
-    : sql<boolean>`EXISTS (SELECT 1 FROM messages m WHERE m.stream_id = ${stream.id} AND lower(m.topic) = ${topic.toLowerCase()} AND m.id <> ${messageId})`;
-  const row = (await sql<{ muted: boolean | null; policy: number | null; older: boolean }>`
-    SELECT (SELECT s.is_muted FROM subscriptions s WHERE s.user_id = ${user.id} AND s.stream_id = ${stream.id} AND s.active) AS muted,
-           (SELECT t.visibility_policy FROM user_topics t WHERE t.user_id = ${user.id} AND t.stream_id = ${stream.id} AND lower(t.topic) = ${topic.toLowerCase()} LIMIT 1) AS policy,
-           ${older} AS older`.execute(db)).rows[0]!;
-  const current: TopicVisibility = { policy: Number(row.policy ?? 0), channelMuted: row.muted === true, startsTopic: !row.older };
-  return automaticVisibilityPolicy({ follow, unmute }, current);
+function automaticPolicyFor(user: UserRow, state: SenderTopicState | null): number | null {
+  if (!state) return null;
+  const current: TopicVisibility = { policy: state.policy, channelMuted: state.channelMuted, startsTopic: !state.hasMessages };
+  return automaticVisibilityPolicy({ follow: settingOf(user, 'automatically_follow_topics_policy'), unmute: settingOf(user, 'automatically_unmute_topics_in_muted_streams_policy') }, current);
 }

@@ -17,6 +17,7 @@ import {
 import type { MessageSent, MessagesDeleted, MovedReceptions } from '../domain/messages/events.js';
 import { FlagBit } from '../domain/messages/flags.js';
 import type { StreamPropertyChanged } from '../domain/channels/events.js';
+import type { StreamAppend } from '../eventstore/types.js';
 import { canonicalStreamName } from '../domain/channels/decider.js';
 import { renderMarkdownAsync, type RenderResult } from '../markdown/index.js';
 import { resolveReaction, type ReactionParams } from './reaction-emoji.js';
@@ -35,6 +36,7 @@ import { deletedMessageGraceDays, shredMessages } from './forgetting.js';
 import { isDbInt } from '../domain/ids.js';
 import { sendMoveNotices, type MoveOutcome } from './move-notifications.js';
 import { movedWholeTopic, moveTopicPolicies } from './move-topic-policies.js';
+import { topicPolicyHandovers } from './topic-policy-handover.js';
 
 import { messageStream } from './message-send.js';
 
@@ -237,6 +239,7 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
     }, state);
     const edited = events[0]!.data;
     const outcome: MoveOutcome | null = edited.stream_id !== null && (edited.new_topic !== null || edited.new_stream_id !== null) ? {
+      messageId: edited.message_id,
       fromStreamId: edited.stream_id,
       fromTopic: edited.orig_topic,
       toStreamId: edited.new_stream_id ?? edited.stream_id,
@@ -316,10 +319,10 @@ export async function deleteMessage(ctx: ServiceContext, meta: RequestMeta, user
       delete_own_message_policy: Number(props.delete_own_message_policy ?? 5),
       message_content_delete_limit_seconds: (props.message_content_delete_limit_seconds as number | null | undefined) ?? null,
     }, sender?.bot_owner_id ?? null);
-    const appends: Array<{ streamId: string; expectedVersion: number | undefined; events: Array<MessagesDeleted | StreamPropertyChanged> }> = [
-      { streamId: messageStream(messageId), expectedVersion: row.version, events },
-    ];
-    if (row.stream_id !== null) appends.push(...(await firstMessageIdChange(ctx.db, row.stream_id, [messageId])));
+    const appends: StreamAppend[] = [{ streamId: messageStream(messageId), expectedVersion: row.version, events }];
+    if (row.stream_id !== null) {
+      appends.push(...(await firstMessageIdChange(ctx.db, row.stream_id, [messageId])), ...(await topicPolicyHandovers(ctx.db, [messageId], true)));
+    }
     return { appends, result: undefined };
   });
   if (options.purge || deletedMessageGraceDays(realm, ctx.config.deletedMessageShredDays) === 0) {
@@ -394,9 +397,10 @@ export async function deleteTopic(ctx: ServiceContext, meta: RequestMeta, user: 
     await ctx.commands.run(metadataOf(meta), async () => {
       const ids = batch.map((r) => r.id);
       const event: MessagesDeleted = deletion(ids, { realm_id: realm.id, stream_id: streamId, topic: batch[0]!.topic, dm_user_ids: [] });
-      const appends: Array<{ streamId: string; expectedVersion: undefined; events: Array<MessagesDeleted | StreamPropertyChanged> }> = [
+      const appends: StreamAppend[] = [
         { streamId: messageStream(ids[0]!), expectedVersion: undefined, events: [event] },
         ...(await firstMessageIdChange(ctx.db, stream.id, ids)),
+        ...(await topicPolicyHandovers(ctx.db, ids, true)),
       ];
       return { appends, result: undefined };
     });

@@ -16,6 +16,8 @@ import { INTERNAL_CLIENT, SystemBot, getSystemBot } from './system-bots.js';
 
 /** A committed move, as the edit saw it. */
 export interface MoveOutcome {
+  /** the message the request edited: its key seals the move's topic names */
+  messageId: number;
   fromStreamId: number;
   fromTopic: string;
   toStreamId: number;

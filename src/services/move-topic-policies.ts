@@ -7,6 +7,7 @@ import { receivedSql } from '../read/narrow.js';
 import { streamHistoryIsProtected, type StreamRow } from '../visibility.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import type { MoveOutcome } from './move-notifications.js';
+import { topicPolicySource } from '../domain/channels/topic-policy-source.js';
 
 /**
  * Users' topic preferences (muted, unmuted, followed) follow a topic that moved whole, as on the
@@ -45,12 +46,18 @@ export async function topicHasMessages(db: Db, stream: StreamRow, topic: string,
   return rows.length > 0;
 }
 
-async function policiesOf(db: Db, streamId: number, topic: string): Promise<Map<number, number>> {
-  const rows = await db.selectFrom('user_topics').select(['user_id', 'visibility_policy'])
+interface Preference {
+  policy: number;
+  /** the message whose key seals the topic in the event that set it (null: the user set it) */
+  source: number | null;
+}
+
+async function policiesOf(db: Db, streamId: number, topic: string): Promise<Map<number, Preference>> {
+  const rows = await db.selectFrom('user_topics').select(['user_id', 'visibility_policy', 'message_id'])
     .where('stream_id', '=', streamId)
     .where((eb) => eb(eb.fn('lower', ['topic']), '=', topic.toLowerCase()))
     .execute();
-  return new Map(rows.map((r) => [r.user_id, r.visibility_policy]));
+  return new Map(rows.map((r) => [r.user_id, { policy: r.visibility_policy, source: r.message_id }]));
 }
 
 export async function moveTopicPolicies(ctx: ServiceContext, meta: RequestMeta, move: MoveOutcome): Promise<void> {
@@ -73,20 +80,24 @@ export async function moveTopicPolicies(ctx: ServiceContext, meta: RequestMeta, 
     for (const u of users) if (!inTarget.has(u.id) && (to.invite_only || u.role === Role.GUEST)) losing.add(u.id);
   }
   const now = Math.floor(meta.now.getTime() / 1000);
-  const set = (userId: number, streamId: number, topic: string, policy: number): UserTopicPolicySet => ({
-    type: 'UserTopicPolicySet',
-    data: { user_id: userId, stream_id: streamId, topic, visibility_policy: policy, last_updated: now },
-  });
+  // Each event names its topic under the key topicPolicySource picks: the replaced row's, or the moved message's.
+  const set = (userId: number, streamId: number, topic: string, policy: number, replacing: Preference | undefined): UserTopicPolicySet => {
+    const source = topicPolicySource(replacing, move.messageId);
+    return {
+      type: 'UserTopicPolicySet',
+      data: { user_id: userId, stream_id: streamId, topic, visibility_policy: policy, last_updated: now, ...(source !== undefined ? { message_id: source } : {}) },
+    };
+  };
   const events = new Map<number, UserTopicPolicySet[]>();
   const add = (userId: number, event: UserTopicPolicySet) => events.set(userId, [...(events.get(userId) ?? []), event]);
-  for (const userId of losing) add(userId, set(userId, move.fromStreamId, move.fromTopic, INHERIT));
+  for (const userId of losing) add(userId, set(userId, move.fromStreamId, move.fromTopic, INHERIT, orig.get(userId)));
   const users = new Set([...orig.keys(), ...target.keys()].filter((u) => !losing.has(u)));
   for (const userId of [...users].sort((a, b) => a - b)) {
-    const before = orig.get(userId) ?? INHERIT;
-    const there = target.get(userId) ?? INHERIT;
-    if (before !== INHERIT) add(userId, set(userId, move.fromStreamId, move.fromTopic, INHERIT));
+    const before = orig.get(userId)?.policy ?? INHERIT;
+    const there = target.get(userId)?.policy ?? INHERIT;
+    if (before !== INHERIT) add(userId, set(userId, move.fromStreamId, move.fromTopic, INHERIT, orig.get(userId)));
     const after = targetHadMessages ? mergedPolicy(before, there) : before;
-    if (after !== there) add(userId, set(userId, move.toStreamId, move.toTopic, after));
+    if (after !== there) add(userId, set(userId, move.toStreamId, move.toTopic, after, target.get(userId)));
   }
   if (events.size === 0) return;
   await ctx.commands.run(metadataOf(meta), async () => ({

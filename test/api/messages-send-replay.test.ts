@@ -180,7 +180,7 @@ t.test('direct messages when the organization disables them', async (t) => {
   await expectSent(t, s, bot, dm([bob]), 'from a bot');
 });
 
-t.test('sending may follow or unmute the topic for its sender', { skip: 'automatic topic policies are off (AUTOMATIC_TOPIC_POLICIES in src/services/message-send.ts): they would keep a forgotten message\'s topic' }, async (t) => {
+t.test('sending may follow or unmute the topic for its sender', async (t) => {
   const s = await shared;
   const alice = await s.user(Role.MEMBER, 'FAlice');
   const bob = await s.user(Role.MEMBER, 'FBob');

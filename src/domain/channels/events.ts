@@ -53,6 +53,11 @@ export type UserTopicPolicySet = Event<'UserTopicPolicySet', {
   topic: string;
   visibility_policy: number;
   last_updated: number;
+  /**
+   * Set by a send or a topic move: the message whose key seals the topic, so the preference is
+   * forgotten with that message (src/services/topic-policy-source.ts). Absent: the user set it.
+   */
+  message_id?: number;
 }>;
 
 /**

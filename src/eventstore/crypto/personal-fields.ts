@@ -108,6 +108,11 @@ export const SEALING_RULES: Readonly<Record<string, SealingRule>> = {
     keyOf: (d) => (typeof d.message_id === 'number' ? messageKey(d.message_id) : null),
     fields: ['content', 'rendered_content', 'prev_content', 'prev_rendered_content', 'orig_topic', 'new_topic'],
   },
+  // A topic preference a send or a move set names its topic under that message's key.
+  UserTopicPolicySet: {
+    keyOf: (d) => (typeof d.message_id === 'number' ? messageKey(d.message_id) : null),
+    fields: ['topic'],
+  },
   // A batch deletion (a topic) names the topic once: under the key of its first message.
   MessagesDeleted: {
     keyOf: (d) => {
