@@ -35,6 +35,7 @@ import { claimableUploadPaths } from './attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { findChannelForSending, type ChannelForSending, type SenderTopicState } from './channel-for-sending.js';
 import { topicPolicySource } from '../domain/channels/topic-policy-source.js';
+import { remindBotOwner, type MissedChannel } from './bot-owner-reminders.js';
 
 export const messageStream = (id: number) => `message-${id}`;
 
@@ -188,7 +189,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   dataPromise.catch(() => undefined);
 
   const addressed = channelTarget !== undefined
-    ? await addressChannel(ctx, user, realm, sender, channelTarget, topic, props.mandatory_topics === true, meta.now)
+    ? await addressChannel(ctx, meta, user, realm, sender, channelTarget, topic, props.mandatory_topics === true)
     : addressDirect(ctx, user, realm, sender, dmTargets, Number(props.private_message_policy ?? 1));
 
   const data = await dataPromise;
@@ -286,13 +287,13 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
 
 async function addressChannel(
   ctx: ServiceContext,
+  meta: RequestMeta,
   user: UserRow,
   realm: RealmRow,
   sender: SendingUser,
   target: string | number,
   topic: string,
   mandatoryTopics: boolean,
-  now: Date,
 ): Promise<Addressed> {
   const name = typeof target === 'string' ? target.trim() : target;
   // A name is checked as a channel name before it is looked up ('Channel name can't be empty.').
@@ -300,8 +301,15 @@ async function addressChannel(
   const missing = () => (typeof name === 'number' ? channelIdMissing(name) : channelNameMissing(name));
   // One round trip for the channel, its subscribers and the message id: this is the hot path.
   const stream = await findChannelForSending(ctx.db, realm.id, user.id, name, mayChangeTopicPolicy(user) ? topic : null);
+  // A bot's owner hears of a send to a missing or empty channel; the bot's own answer is unchanged
+  // (a reminder that cannot be sent is dropped, as the real server only logs it).
+  if (!stream || stream.subscriber_ids.length === 0) {
+    const missed: MissedChannel = stream ? { kind: 'no subscribers', name: stream.name }
+      : typeof name === 'number' ? { kind: 'no such id', id: name } : { kind: 'no such name', name };
+    if (user.is_bot) await remindBotOwner(ctx, meta, user, realm, missed).catch(() => undefined);
+  }
   if (!stream) throw missing();
-  const owner = await ownerOf(ctx, user, realm, now);
+  const owner = await ownerOf(ctx, user, realm, meta.now);
   const subscribed = { sender: stream.subscriber_ids.includes(user.id), owner: owner !== null && stream.subscriber_ids.includes(owner.user_id) };
   // Addressed by ID, a private channel the sender may not reach is answered as missing: the error
   // would otherwise tell an outsider its name (the real server names it).
