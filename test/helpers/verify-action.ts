@@ -38,7 +38,12 @@ export async function verifyAction(
   }
   options.expect?.(events);
   const state = structuredClone(before.body) as Record<string, any>;
-  for (const event of events) applyEvent(state, event, { userId: user.id, clientGravatar: [true, 'true'].includes(registerParams.client_gravatar as never) });
+  const ctx = {
+    userId: user.id,
+    clientGravatar: [true, 'true'].includes(registerParams.client_gravatar as never),
+    includeSubscribers: [true, 'true', 'partial'].includes(registerParams.include_subscribers as never),
+  };
+  for (const event of events) applyEvent(state, event, ctx);
   const after = await s.api('POST', '/register', user, registerParams);
   const ignored = [...ALWAYS_IGNORED, ...(options.ignoreKeys ?? [])];
   for (const key of ignored) {

@@ -8,6 +8,8 @@ import './drafts.js';
 import './linkifiers.js';
 import './playgrounds.js';
 import './user-groups.js';
+// After users and user-groups: channels coming into or out of view follow the role's own events.
+import './role-channel-access.js';
 import './attachments.js';
 import './settings.js';
 import './alert-words.js';

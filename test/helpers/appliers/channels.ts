@@ -15,9 +15,10 @@ function without(list: any[] | undefined, ids: Set<number>): any[] | undefined {
   return list?.filter((s) => !ids.has(s.stream_id));
 }
 
-registerApplier('stream', (state, event) => {
+registerApplier('stream', (state, event, ctx) => {
   if (event.op === 'create') {
-    const withSubscribers = hasSubscriberData(state);
+    // A state whose lists are all empty does not show whether the queue asked for subscribers.
+    const withSubscribers = ctx.includeSubscribers === true || hasSubscriberData(state);
     for (const stream of event.streams) {
       if (state.never_subscribed && !LISTS.some((l) => state[l].some((s: any) => s.stream_id === stream.stream_id))) {
         state.never_subscribed.push(withSubscribers ? { ...stream, subscribers: [] } : { ...stream });

@@ -11,4 +11,6 @@ export interface ApplyContext {
   userId: number;
   /** The registration asked for client_gravatar. */
   clientGravatar?: boolean;
+  /** The registration asked for subscriber lists (include_subscribers). */
+  includeSubscribers?: boolean;
 }
