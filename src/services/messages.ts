@@ -330,6 +330,26 @@ export async function deleteMessage(ctx: ServiceContext, meta: RequestMeta, user
   }
 }
 
+/**
+ * Deletes a message the server itself takes back (a resolve notice undone within its grace
+ * period): no permission check, the same events as DELETE /messages/{id}; the shred follows the
+ * organization's grace period as for any deletion.
+ */
+export async function deleteMessageAsServer(ctx: ServiceContext, meta: RequestMeta, realm: RealmRow, messageId: number): Promise<void> {
+  const deleted = await ctx.commands.run(metadataOf(meta), async () => {
+    const row = await getMessageRow(ctx.db, messageId);
+    if (!row) return { appends: [], result: false };
+    const appends: StreamAppend[] = [{ streamId: messageStream(messageId), expectedVersion: row.version, events: [deletion([messageId], stateOf(row))] }];
+    if (row.stream_id !== null) {
+      appends.push(...(await firstMessageIdChange(ctx.db, row.stream_id, [messageId])), ...(await topicPolicyHandovers(ctx.db, [messageId], true)));
+    }
+    return { appends, result: true };
+  });
+  if (deleted.result && deletedMessageGraceDays(realm, ctx.config.deletedMessageShredDays) === 0) {
+    await shredMessages(ctx, meta, realm.id, [messageId], 'deleted');
+  }
+}
+
 /** The channel's new first_message_id when deleting `ids` takes away its first message (none otherwise). */
 async function firstMessageIdChange(db: Db, streamId: number, ids: number[]): Promise<Array<{ streamId: string; expectedVersion: undefined; events: StreamPropertyChanged[] }>> {
   const first = await db.selectFrom('messages').select((eb) => eb.fn.min('id').as('m')).where('stream_id', '=', streamId).executeTakeFirst();

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
 import type { RealmRow } from '../read/realm.js';
 import type { UserRow } from '../read/users.js';
 import { channelNarrowUrl, encodeHashComponent } from '../markdown/urls.js';
@@ -5,7 +7,7 @@ import type { StreamRow } from '../visibility.js';
 import { topicHasMessages } from './move-topic-policies.js';
 import { silentMention } from '../domain/channels/notices.js';
 import type { RequestMeta, ServiceContext } from './context.js';
-import { sendMessage } from './messages.js';
+import { deleteMessageAsServer, sendMessage } from './messages.js';
 import { INTERNAL_CLIENT, SystemBot, getSystemBot } from './system-bots.js';
 
 /**
@@ -46,6 +48,36 @@ export function resolution(fromTopic: string, requested: string, toTopic: string
   return null;
 }
 
+const RESOLVE_NOTICE = /^@_\*\*[^*]+\|\d+\*\* has marked this topic as (?:un)?resolved\.$/u;
+
+/**
+ * Resolving a topic and undoing it within the grace period takes back the first notice rather than
+ * adding a second: when the topic's last message is Notification Bot's (un)resolve notice, younger
+ * than the grace period, it is deleted and nothing is sent. Only Notification Bot writes as itself,
+ * so its sender and wording mark such a notice.
+ */
+async function tookBackRecentResolveNotice(ctx: ServiceContext, meta: RequestMeta, realm: RealmRow, bot: UserRow, stream: StreamRow, topic: string): Promise<boolean> {
+  const grace = ctx.config.resolveTopicUndoGraceSeconds;
+  if (grace <= 0) return false;
+  const last = await ctx.db.selectFrom('messages').select(['id', 'sender_id', 'content', 'date_sent'])
+    .where('stream_id', '=', stream.id)
+    .where(sql<boolean>`lower(topic) = ${topic.toLowerCase()}`)
+    .orderBy('id', 'desc').limit(1).executeTakeFirst();
+  if (!last || last.sender_id !== bot.id || !RESOLVE_NOTICE.test(last.content)) return false;
+  if (Math.floor(meta.now.getTime() / 1000) - Number(last.date_sent) > grace) return false;
+  await deleteMessageAsServer(ctx, meta, realm, last.id);
+  return true;
+}
+
+/** Who took part in these messages: their senders and whoever reacted to them. */
+async function participantsOf(db: Db, messageIds: number[]): Promise<Set<number>> {
+  if (messageIds.length === 0) return new Set();
+  const { rows } = await sql<{ user_id: number }>`
+    SELECT sender_id AS user_id FROM messages WHERE id = ANY(${messageIds}::int[])
+    UNION SELECT user_id FROM reactions WHERE message_id = ANY(${messageIds}::int[])`.execute(db);
+  return new Set(rows.map((r) => Number(r.user_id)));
+}
+
 const topicLink = (stream: StreamRow, topic: string) => `#**${stream.name}>${topic}**`;
 
 /** `movedAll`: the mover can see no message left in the old topic (see movedWholeTopic). */
@@ -64,8 +96,14 @@ export async function sendMoveNotices(ctx: ServiceContext, meta: RequestMeta, ac
     (await sendMessage(ctx, { ...meta, client: INTERNAL_CLIENT }, bot, realm, { type: 'stream', to: stream.id, topic, content, read_for_user_ids: [actor.id] })).id;
 
   let resolveNoticeId: number | null = null;
-  if (resolved !== null && !streamChanged && !move.contentChanged) {
-    resolveNoticeId = await post(from, move.toTopic, `${user} has marked this topic as ${resolved}.`);
+  if (resolved !== null && !streamChanged && !move.contentChanged && !(await tookBackRecentResolveNotice(ctx, meta, realm, bot, from, move.toTopic))) {
+    // Unread only for the topic's participants in what moved (not the mover): the others need no nudge.
+    const participants = await participantsOf(ctx.db, move.movedIds);
+    const subscribers = await ctx.db.selectFrom('subscriptions').select('user_id').where('stream_id', '=', from.id).where('active', '=', true).execute();
+    const readFor = [actor.id, ...subscribers.map((r) => r.user_id).filter((id) => !participants.has(id))];
+    resolveNoticeId = (await sendMessage(ctx, { ...meta, client: INTERNAL_CLIENT }, bot, realm, {
+      type: 'stream', to: from.id, topic: move.toTopic, content: `${user} has marked this topic as ${resolved}.`, read_for_user_ids: readFor,
+    })).id;
   }
   const count = move.movedIds.length;
   if (notices.newThread && (streamChanged || (topicChanged && resolved === null))) {

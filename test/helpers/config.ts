@@ -10,7 +10,8 @@ import { migrationsDigest } from '../../src/db/memory-template.js';
  * each test file gets its own fresh PostgreSQL database instead, on the same code path as production.
  */
 export async function testConfig(overrides: Partial<Config> = {}): Promise<Config> {
-  const base = loadConfig({ RATE_LIMIT_PER_MINUTE: '0', HEARTBEAT_SECONDS: '2' });
+  // As the real server's test settings: no undo grace for resolve notices unless a test asks for it.
+  const base = loadConfig({ RATE_LIMIT_PER_MINUTE: '0', HEARTBEAT_SECONDS: '2', RESOLVE_TOPIC_UNDO_GRACE_SECONDS: '0' });
   const admin = process.env.TEST_DATABASE_URL;
   let databaseUrl: string | undefined;
   if (admin) databaseUrl = await freshDatabase(admin);
