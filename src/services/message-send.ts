@@ -35,6 +35,7 @@ import { claimableUploadPaths } from './attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { findChannelForSending, type ChannelForSending, type SenderTopicState } from './channel-for-sending.js';
 import { topicPolicySource } from '../domain/channels/topic-policy-source.js';
+import { defaultReadBySender } from '../domain/messages/read-by-sender.js';
 import { remindBotOwner, type MissedChannel } from './bot-owner-reminders.js';
 
 export const messageStream = (id: number) => `message-${id}`;
@@ -239,7 +240,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     topic_wildcard_user_ids: topicWildcardUserIds,
     alerted_user_ids: alerted,
     muter_user_ids: muters,
-    read_by_sender: params.read_by_sender ?? true,
+    read_by_sender: params.read_by_sender ?? defaultReadBySender(meta.client),
     ...(params.read_for_user_ids ? { read_for_user_ids: params.read_for_user_ids.filter((id) => receiverSet.has(id)) } : {}),
     attachment_paths: await claimableUploadPaths(ctx.db, user, rendered.linkedUploadPaths),
     sender_queue_id: params.queue_id ?? null,

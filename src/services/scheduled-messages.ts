@@ -20,6 +20,7 @@ import { messageStream, prepareMessage, type PreparedMessage } from './messages.
 import { streamVersion } from './stream-version.js';
 import type { StreamAppend } from '../eventstore/types.js';
 import { INTERNAL_CLIENT, SystemBot, getSystemBot } from './system-bots.js';
+import { defaultReadBySender } from '../domain/messages/read-by-sender.js';
 
 export const scheduledMessageStream = (id: number) => `scheduled-message-${id}`;
 
@@ -113,8 +114,8 @@ export async function scheduleMessage(ctx: ServiceContext, meta: RequestMeta, us
     sender_id: user.id,
     ...checked,
     scheduled_timestamp: params.scheduled_delivery_timestamp,
-    // As on the real server: read by the sender unless it is a note to self.
-    read_by_sender: params.read_by_sender ?? !isToSelf(checked, user.id),
+    // As on the real server: read by a sender writing in an app, unless it is a note to self.
+    read_by_sender: params.read_by_sender ?? (defaultReadBySender(meta.client) && !isToSelf(checked, user.id)),
     client: meta.client,
   };
   const events = decideScheduledMessage({ type: 'ScheduleMessage', message, now }, null);

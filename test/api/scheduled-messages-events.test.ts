@@ -71,7 +71,7 @@ t.test('the delivered message reaches its recipients\' queues like any sent mess
   const bobQueue = (await s.api('POST', '/register', bob, register)).body;
   const events = await verifyAction(t, s, alice, () => s.scheduler.runOnce(new Date((at + 1) * 1000)), { register });
   t.match(events, [
-    { type: 'message', message: { sender_id: alice.id, content: '<p>for bob</p>', type: 'private', client: 'lightMyRequest' }, flags: ['read'] },
+    { type: 'message', message: { sender_id: alice.id, content: '<p>for bob</p>', type: 'private', client: 'ZulipMobile' }, flags: ['read'] },
     { type: 'scheduled_messages', op: 'remove' },
   ], 'the sender gets the message and the removal');
   t.notOk('local_message_id' in events[0]!, 'no client of the sender sent it: nothing to match against a local echo');

@@ -142,7 +142,7 @@ t.test('delivery: sent once at its time, as its sender, then off the list', asyn
   const inChannel = await newest(s, bob, [{ operator: 'channel', operand: sid }]);
   t.equal(inChannel.length, 1);
   t.match(inChannel[0], { sender_id: alice.id, subject: 'later', timestamp: at + 1, flags: ['mentioned'] });
-  t.equal(inChannel[0].client, 'lightMyRequest', 'sent as from the client that scheduled it');
+  t.equal(inChannel[0].client, 'ZulipMobile', 'sent as from the client that scheduled it');
   t.match(inChannel[0].content, /user-mention/);
   const dms = await newest(s, bob, [{ operator: 'dm', operand: [alice.id] }]);
   t.match(dms, [{ sender_id: alice.id, content: '<p>dm later</p>', flags: [] }]);

@@ -49,6 +49,9 @@ let counter = 0;
  * `organization: 'full'` starts as `npm start` does (channels, system bots, welcome messages);
  * `projections`: the read tables to keep (default: all of them).
  */
+/** The User-Agent of TestServer.api's requests: an app's, as the real server's test suite counts as one. */
+export const TEST_CLIENT = 'ZulipMobile/27.0 (test suite)';
+
 export async function startTestServer(t: Test, overrides: Partial<Config> = {}, options: { organization?: OrganizationSetup; projections?: readonly Projection[] } = {}): Promise<TestServer> {
   const config = await testConfig(overrides);
   const server = await buildServer(config, { projections: options.projections ?? allProjections, inMemory: !config.databaseUrl, organization: options.organization });
@@ -68,7 +71,8 @@ export async function startTestServer(t: Test, overrides: Partial<Config> = {}, 
       const encoded = encodeParams(params);
       const isQuery = method === 'GET';
       const url = `/api/v1${path}${isQuery && encoded ? `?${encoded}` : ''}`;
-      const headers: Record<string, string> = {};
+      // Tests act as a person in a Zulip app (TEST_CLIENT), whose own messages arrive read.
+      const headers: Record<string, string> = { 'user-agent': TEST_CLIENT };
       if (as) headers.authorization = as.auth;
       if (!isQuery) headers['content-type'] = 'application/x-www-form-urlencoded';
       const response = await server.fastify.inject({ method: method as 'GET', url, headers, payload: isQuery ? undefined : encoded });
