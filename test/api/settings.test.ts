@@ -57,7 +57,7 @@ const NEW_VALUES: Record<string, unknown> = {
   desktop_icon_count_display: 3,
   realm_name_in_email_notifications_policy: 2,
   automatically_follow_topics_policy: 1,
-  automatically_unmute_topics_in_muted_streams_policy: 2,
+  automatically_unmute_topics_in_muted_streams_policy: 1,
   automatically_follow_topics_where_mentioned: false,
   presence_enabled: false,
   send_private_typing_notifications: false,

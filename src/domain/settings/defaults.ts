@@ -54,7 +54,7 @@ export const DEFAULT_USER_SETTINGS = {
   desktop_icon_count_display: 1,
   realm_name_in_email_notifications_policy: 1,
   automatically_follow_topics_policy: 3,
-  automatically_unmute_topics_in_muted_streams_policy: 4,
+  automatically_unmute_topics_in_muted_streams_policy: 2,
   automatically_follow_topics_where_mentioned: true,
   presence_enabled: true,
   send_private_typing_notifications: true,
