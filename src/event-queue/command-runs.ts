@@ -28,6 +28,7 @@ interface KnownRun {
 
 export class CommandRuns implements RunReader {
   private readonly runs: KnownRun[] = [];
+  private lookups: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly store: EventStore) {}
 
@@ -60,14 +61,21 @@ export class CommandRuns implements RunReader {
     return run;
   }
 
-  private async known(event: StoredEvent): Promise<KnownRun> {
+  private known(event: StoredEvent): Promise<KnownRun> {
     const found = this.find(event.position);
-    if (found) return found;
+    if (found) return Promise.resolve(found);
+    // One look-up at a time: the hub prepares several positions of a run at once, and all but the
+    // first then find the run the first one read.
+    const next = this.lookups.then(() => this.find(event.position) ?? this.read(event));
+    this.lookups = next.catch(() => undefined);
+    return next;
+  }
+
+  private async read(event: StoredEvent): Promise<KnownRun> {
     const same = (e: StoredEvent) => e.type === event.type && sameCommand(e.metadata, event.metadata);
     const before = await this.walkBack(event, same);
     const after = await this.walkForward(event, same);
-    // Another position of the run may have been read meanwhile.
-    return this.find(event.position) ?? this.remember([...before, event, ...after]);
+    return this.remember([...before, event, ...after]);
   }
 
   private async walkBack(event: StoredEvent, same: (e: StoredEvent) => boolean): Promise<StoredEvent[]> {

@@ -57,6 +57,14 @@ t.test('long runs are followed page after page, and read once', async (t) => {
   const used = reads();
   t.equal((await runs.runOf(log[650]!)).length, 700);
   t.equal(reads(), used, 'another position of a known run reads nothing');
+  // Positions of a run prepared side by side share one look-up.
+  const side = fakeStore(log);
+  const together = new CommandRuns(side.store);
+  const found = await Promise.all([10, 200, 400, 600].map((p) => together.runOf(log[p]!)));
+  t.ok(found.every((r) => r === found[0]), 'the same run for all of them');
+  const alone = fakeStore(log);
+  await new CommandRuns(alone.store).runOf(log[10]!);
+  t.equal(side.reads(), alone.reads(), 'read as often as one look-up');
   let translations = 0;
   const translate = async () => ++translations;
   t.equal(await runs.memo(run, 'x', translate), 1);
