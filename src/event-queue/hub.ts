@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { EventStore } from '../eventstore/event-store.js';
 import type { StoredEvent } from '../eventstore/types.js';
+import { CommandRuns } from './command-runs.js';
 import { clientEventId, positionOf, slotOf } from './ids.js';
 import { prepareEvent, translatedTypes } from './translators.js';
 import type { ClientEvent, PreparedEvent, Recipient } from './types.js';
@@ -40,11 +41,14 @@ export class EventQueueHub {
   private scanning: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private readonly runs: CommandRuns;
 
   constructor(
     private readonly db: Db,
     private readonly store: EventStore,
-  ) {}
+  ) {
+    this.runs = new CommandRuns(store);
+  }
 
   /** Position up to which blocked polls have been offered every event. */
   get scannedPosition(): number {
@@ -154,7 +158,7 @@ export class EventQueueHub {
   prepare(event: StoredEvent): Promise<PreparedEvent | null> {
     const known = this.prepared.get(event.position);
     if (known) return known;
-    const prepared = prepareEvent(event, this.db);
+    const prepared = prepareEvent(event, this.db, this.runs);
     this.prepared.set(event.position, prepared);
     // A failure (the database went away) is not remembered: the next poll prepares it again.
     prepared.catch(() => {

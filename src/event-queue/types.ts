@@ -32,3 +32,18 @@ export interface PreparedEvent {
 }
 
 export type Translator = (event: StoredEvent, db: Db) => Promise<PreparedEvent | null>;
+
+/**
+ * A run translator sees every event of a command's run at once (see command-runs.ts) and answers
+ * for the whole run; `maxPerRecipient` bounds how many client events it gives any one queue, so
+ * the run's ids can be laid out before anyone asks.
+ */
+export type RunTranslator = (run: readonly StoredEvent[], db: Db) => Promise<(PreparedEvent & { maxPerRecipient: number }) | null>;
+
+/** The log around an event, as translators of runs need it. */
+export interface RunReader {
+  /** The run `event` belongs to, in log order (at least the event itself). */
+  runOf(event: StoredEvent): Promise<readonly StoredEvent[]>;
+  /** `translate` once per run and key, shared by every position of the run. */
+  memo<T>(run: readonly StoredEvent[], key: string, translate: () => Promise<T>): Promise<T>;
+}

@@ -341,6 +341,9 @@ export async function unsubscribe(
     }
     const streams = found.map((f) => f.stream);
     const appends: StreamAppend[] = [];
+    // Marking read follows all the departures, as the real server defers it: the departures stay one
+    // run of the log, which event queues turn into the request's grouped events (event-queue/command-runs.ts).
+    const reads: StreamAppend[] = [];
     const removed: string[] = [];
     const notRemoved: string[] = [];
     for (const target of targets) {
@@ -361,9 +364,9 @@ export async function unsubscribe(
       }
       // Leaving a channel marks its unread messages read, as on the real server.
       const read = await readOnLeaving(ctx.db, target, left);
-      if (read) appends.push(read);
+      if (read) reads.push(read);
     }
-    return { appends, result: { removed, not_removed: notRemoved } };
+    return { appends: [...appends, ...reads], result: { removed, not_removed: notRemoved } };
   });
   return result;
 }

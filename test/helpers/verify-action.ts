@@ -24,20 +24,45 @@ export async function verifyAction(
   action: () => Promise<unknown>,
   options: VerifyOptions = {},
 ): Promise<Array<Record<string, any>>> {
+  return (await verifyActionForEach(t, s, [user], action, options))[0]!;
+}
+
+/**
+ * verifyAction for several users at once around one action (one queue each): the events each of
+ * them got, in the order of `users`.
+ */
+export async function verifyActionForEach(
+  t: Test,
+  s: TestServer,
+  users: readonly TestUser[],
+  action: () => Promise<unknown>,
+  options: VerifyOptions = {},
+): Promise<Array<Array<Record<string, any>>>> {
   const registerParams = options.register ?? {};
-  const before = await s.api('POST', '/register', user, registerParams);
-  t.equal(before.status, 200, 'register succeeds');
+  const registered: Array<Record<string, any>> = [];
+  for (const user of users) {
+    const before = await s.api('POST', '/register', user, registerParams);
+    t.equal(before.status, 200, 'register succeeds');
+    registered.push(before.body);
+  }
   await action();
-  const polled = await s.api('GET', '/events', user, { queue_id: before.body.queue_id, last_event_id: before.body.last_event_id, dont_block: true });
+  const out: Array<Array<Record<string, any>>> = [];
+  for (const [i, user] of users.entries()) out.push(await foldAndCompare(t, s, user, registered[i]!, options));
+  return out;
+}
+
+async function foldAndCompare(t: Test, s: TestServer, user: TestUser, before: Record<string, any>, options: VerifyOptions): Promise<Array<Record<string, any>>> {
+  const registerParams = options.register ?? {};
+  const polled = await s.api('GET', '/events', user, { queue_id: before.queue_id, last_event_id: before.last_event_id, dont_block: true });
   t.equal(polled.status, 200, 'events are readable');
   const events = (polled.body.events as Array<Record<string, any>>).filter((e) => e.type !== 'heartbeat');
-  let lastId = before.body.last_event_id as number;
+  let lastId = before.last_event_id as number;
   for (const event of events) {
     t.ok(event.id > lastId, `event ids increase (${event.type})`);
     lastId = event.id;
   }
   options.expect?.(events);
-  const state = structuredClone(before.body) as Record<string, any>;
+  const state = structuredClone(before) as Record<string, any>;
   const ctx = {
     userId: user.id,
     clientGravatar: [true, 'true'].includes(registerParams.client_gravatar as never),

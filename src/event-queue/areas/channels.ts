@@ -10,11 +10,9 @@ import {
   formatSubscription,
   gatherSubscriptions,
   getStreamById,
-  getSubscription,
   listActiveStreams,
   subscribersByStream,
   weeklyTraffic,
-  type SubscriptionRow,
 } from '../../read/channels.js';
 import { canSeeStreamMetadata, canSeeSubscribers, type StreamRow } from '../../visibility.js';
 import type { ClientEvent, PreparedEvent, Recipient } from '../types.js';
@@ -60,7 +58,7 @@ function combine(...parts: Array<PreparedEvent | null>): PreparedEvent | null {
 
 
 // A new channel is announced to everyone who may see it without being subscribed; new subscribers
-// of a private channel learn of it from their own subscription (UserSubscribed below).
+// of a private channel learn of it from their own subscription (subscriptions.ts).
 registerTranslator('StreamCreated', async (event, db) => {
   const d = event.data as DataOf<'StreamCreated'>;
   const row = streamRowFromCreated(d);
@@ -126,70 +124,6 @@ registerTranslator('StreamArchived', async (event, db) => {
     forUser: (r) => (canSeeStreamMetadata(viewerOf(r), live, subs.ever.has(r.user.id)) ? [deleted] : []),
   };
   return combine(del, d.was_default ? await defaultStreamsEvent(db, row.realm_id) : null);
-});
-
-registerTranslator('UserSubscribed', async (event, db) => {
-  const d = event.data as DataOf<'UserSubscribed'>;
-  const row = await getStreamById(db, d.stream_id);
-  if (!row) return null;
-  const subs = await subscriptionSets(db, row.id);
-  subs.active.add(d.user_id);
-  const current = await getSubscription(db, d.user_id, d.stream_id);
-  const sub: SubscriptionRow = {
-    ...(current ?? {
-      user_id: d.user_id, stream_id: d.stream_id, is_muted: false, pin_to_top: false, desktop_notifications: null,
-      email_notifications: null, push_notifications: null, audible_notifications: null, wildcard_mentions_notify: null, version: 1,
-    }),
-    active: true,
-    color: current?.color ?? d.color,
-  };
-  const subscribers = (await subscribersByStream(db, [row.id])).get(row.id) ?? [];
-  if (!subscribers.includes(d.user_id)) subscribers.push(d.user_id), subscribers.sort((a, b) => a - b);
-  const traffic = (await weeklyTraffic(db, [row], nowSeconds())).get(row.id) ?? null;
-  return {
-    audience: 'realm',
-    forUser: (r) => {
-      const viewer = viewerOf(r);
-      if (r.user.id === d.user_id) {
-        const events: ClientEvent[] = [];
-        // Someone who could not see the channel before learns of it first.
-        if (!canSeeStreamMetadata(viewer, row, false)) events.push({ type: 'stream', op: 'create', streams: [formatStream(row, traffic)] });
-        events.push({
-          type: 'subscription',
-          op: 'add',
-          subscriptions: [formatSubscription(row, sub, traffic, r.queue.include_subscribers ? subscribers : undefined)],
-        });
-        return events;
-      }
-      if (!canSeeSubscribers(viewer, row, subs.active.has(r.user.id))) return [];
-      return [{ type: 'subscription', op: 'peer_add', stream_ids: [row.id], user_ids: [d.user_id] }];
-    },
-  };
-});
-
-registerTranslator('UserUnsubscribed', async (event, db) => {
-  const d = event.data as DataOf<'UserUnsubscribed'>;
-  const row = await getStreamById(db, d.stream_id);
-  if (!row) return null;
-  const subs = await subscriptionSets(db, row.id);
-  subs.active.delete(d.user_id);
-  const traffic = (await weeklyTraffic(db, [row], nowSeconds())).get(row.id) ?? null;
-  return {
-    audience: 'realm',
-    forUser: (r) => {
-      const viewer = viewerOf(r);
-      if (r.user.id === d.user_id) {
-        const events: ClientEvent[] = [{ type: 'subscription', op: 'remove', subscriptions: [{ stream_id: row.id, name: row.name }] }];
-        // Leaving a private channel (not as an administrator) loses sight of it.
-        if (!canSeeStreamMetadata(viewer, row, false)) {
-          events.push({ type: 'stream', op: 'delete', streams: [formatStream(row, traffic)], stream_ids: [row.id] });
-        }
-        return events;
-      }
-      if (!canSeeSubscribers(viewer, row, subs.active.has(r.user.id))) return [];
-      return [{ type: 'subscription', op: 'peer_remove', stream_ids: [row.id], user_ids: [d.user_id] }];
-    },
-  };
 });
 
 registerTranslator('SubscriptionPropertyChanged', async (event) => {

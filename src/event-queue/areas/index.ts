@@ -4,6 +4,7 @@ import './users.js';
 // Before channels: the deprecated muted_topics event precedes user_topic, as on the real server.
 import './muted-topics.js';
 import './channels.js';
+import './subscriptions.js';
 import './drafts.js';
 import './linkifiers.js';
 import './playgrounds.js';
