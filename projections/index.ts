@@ -23,6 +23,7 @@ import { realmAdminProjection } from './realm-admin.js';
 import { onboardingStepsProjection } from './onboarding-steps.js';
 import { submessagesProjection } from './submessages.js';
 import { realmExportsProjection } from './realm-exports.js';
+import { botServicesProjection } from './bot-services.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -51,4 +52,5 @@ export const allProjections: readonly Projection[] = [
   onboardingStepsProjection,
   submessagesProjection,
   realmExportsProjection,
+  botServicesProjection,
 ];
