@@ -24,6 +24,7 @@ import { onboardingStepsProjection } from './onboarding-steps.js';
 import { submessagesProjection } from './submessages.js';
 import { realmExportsProjection } from './realm-exports.js';
 import { botServicesProjection } from './bot-services.js';
+import { outgoingWebhookJobsProjection } from './outgoing-webhook-jobs.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -53,4 +54,5 @@ export const allProjections: readonly Projection[] = [
   submessagesProjection,
   realmExportsProjection,
   botServicesProjection,
+  outgoingWebhookJobsProjection,
 ];
