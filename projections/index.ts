@@ -23,6 +23,8 @@ import { realmAdminProjection } from './realm-admin.js';
 import { onboardingStepsProjection } from './onboarding-steps.js';
 import { submessagesProjection } from './submessages.js';
 import { realmExportsProjection } from './realm-exports.js';
+import { botServicesProjection } from './bot-services.js';
+import { outgoingWebhookJobsProjection } from './outgoing-webhook-jobs.js';
 
 /** Every projection, in the order they apply each event (a later one may read an earlier one's rows). */
 export const allProjections: readonly Projection[] = [
@@ -51,4 +53,6 @@ export const allProjections: readonly Projection[] = [
   onboardingStepsProjection,
   submessagesProjection,
   realmExportsProjection,
+  botServicesProjection,
+  outgoingWebhookJobsProjection,
 ];

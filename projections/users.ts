@@ -84,6 +84,8 @@ export const usersProjection = defineProjection({
       update(trx, e, d.user_id, {
         [d.property === 'default_all_public_streams' ? d.property : `${d.property}_id`]: d.value,
       }),
+    // The service lives in bot_services; the bot's row follows its stream's version (commands on the user check it).
+    BotServiceUpdated: (trx, d, e) => update(trx, e, d.user_id, {}),
     UserProfileDataChanged: async (trx, d, e) => {
       const key = String(d.field_id);
       const value = d.value === null ? sql`profile_data - ${key}` : sql`profile_data || ${JSON.stringify({

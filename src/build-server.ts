@@ -11,6 +11,7 @@ import { toApiError } from './http/plugins/errors.js';
 import { ScheduledMessageWorker, type SchedulerOptions } from './scheduler/scheduled-message-worker.js';
 import { requestIdOf } from './http/plugins/request-id.js';
 import { ForgettingJob } from './services/forgetting-job.js';
+import { OutgoingWebhookWorker, type OutgoingWebhookWorkerOptions } from './services/outgoing-webhooks/worker.js';
 import { logRequests } from './observability/logger.js';
 
 /** How long a request waits for the read tables after a lost database connection before it is tried anyway. */
@@ -24,6 +25,8 @@ export interface ServerInstance {
   forgetting: ForgettingJob;
   bootstrap: BootstrapResult;
   scheduler: ScheduledMessageWorker;
+  /** Calls outgoing webhook bots about the messages that trigger them. */
+  outgoingWebhooks: OutgoingWebhookWorker;
   close(): Promise<void>;
 }
 
@@ -33,6 +36,7 @@ export interface BuildOptions {
   logger?: boolean | object;
   writeZuliprc?: boolean;
   scheduler?: SchedulerOptions;
+  outgoingWebhooks?: OutgoingWebhookWorkerOptions;
   /** What a new organization starts with; `npm start` uses 'full'. Default 'empty'. */
   organization?: OrganizationSetup;
 }
@@ -100,6 +104,14 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
     ...options.scheduler,
   });
   scheduler.start();
+  const outgoingWebhooks = new OutgoingWebhookWorker(platform, platform.database.kind === 'pglite', {
+    allowPrivateNetworks: config.outgoingWebhooksAllowPrivateNetworks ?? false,
+    onError: (error, job) => fastify.log.error({ err: error, outgoing_webhook: job }, 'outgoing webhook delivery failed'),
+    ...options.outgoingWebhooks,
+  });
+  // Triggers this process folds are delivered at once; the worker's own timer finds the others.
+  platform.projections.onProjected(() => outgoingWebhooks.kick());
+  outgoingWebhooks.start();
   return {
     fastify,
     platform,
@@ -107,10 +119,12 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
     bootstrap,
     scheduler,
     forgetting,
+    outgoingWebhooks,
     async close() {
       if (closed) return;
       closed = true;
       await scheduler.stop();
+      await outgoingWebhooks.stop();
       queues.stop();
       await forgetting.stop();
       await fastify.close();

@@ -35,6 +35,12 @@ export interface Config {
    * sending a second (the real server's RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS; 0: always notify).
    */
   resolveTopicUndoGraceSeconds: number;
+  /**
+   * OUTGOING_WEBHOOKS_ALLOW_PRIVATE_NETWORKS=true: outgoing webhook bots may post to private
+   * networks and loopback (a development server, tests). Off by default: as the real server's
+   * outgoing proxy, so that a bot cannot read the server's own network.
+   */
+  outgoingWebhooksAllowPrivateNetworks?: boolean;
   /** Server processes on this host sharing the port (WEB_CONCURRENCY); 1 runs the server in this process. */
   webConcurrency: number;
   /** Where uploaded files' bytes live (FILE_STORAGE); unset: PostgreSQL with DATABASE_URL, else the local disk. */
@@ -131,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     webPublicStreamsEnabled: env.WEB_PUBLIC_STREAMS_ENABLED === 'true',
     development: env.DEVELOPMENT === 'true',
+    outgoingWebhooksAllowPrivateNetworks: env.OUTGOING_WEBHOOKS_ALLOW_PRIVATE_NETWORKS === 'true',
     dataKeySecret: secretOf('DATA_KEY_SECRET', env.DATA_KEY_SECRET, env.DATA_KEY_SECRET_FILE),
     logSigningKey: secretOf('LOG_SIGNING_KEY', env.LOG_SIGNING_KEY, env.LOG_SIGNING_KEY_FILE),
     deletedMessageShredDays: int(env.DELETED_MESSAGE_SHRED_DAYS, 30, 'DELETED_MESSAGE_SHRED_DAYS'),

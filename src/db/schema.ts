@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 import type { BotStorageTables } from './schema/bot-storage.js';
+import type { OutgoingWebhookTables } from './schema/outgoing-webhooks.js';
 import type { TutorialStatusTables } from './schema/tutorial-status.js';
 import type { DraftPlaygroundAttachmentPushTables } from './schema/drafts-playgrounds-attachments-push.js';
 import type { MessageTables } from './schema/messages.js';
@@ -238,6 +239,9 @@ export interface Database extends ChannelTables, SharedAreaTables, DraftPlaygrou
 
 /** Organization administration's tables (declared apart so the list above stays as it is). */
 export interface Database extends RealmAdminTables {}
+
+/** Outgoing webhook bots' services and unanswered triggers. */
+export interface Database extends OutgoingWebhookTables {}
 
 export interface ChannelTables {
   streams: StreamsTable;

@@ -27,6 +27,7 @@ import type { OnboardingEvent } from './onboarding/events.js';
 import type { RealmDeactivationEvent } from './realm-deactivation/events.js';
 import type { SubmessageEvent } from './submessages/events.js';
 import type { RealmExportEvent } from './realm-exports/events.js';
+import type { OutgoingWebhookEvent } from './outgoing-webhooks/events.js';
 
 /** The one union of every domain event. Each area adds its union here. */
 export type DomainEvent =
@@ -58,7 +59,8 @@ export type DomainEvent =
   | OnboardingEvent
   | RealmDeactivationEvent
   | SubmessageEvent
-  | RealmExportEvent;
+  | RealmExportEvent
+  | OutgoingWebhookEvent;
 export type DomainEventType = DomainEvent['type'];
 export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;
 export type DataOf<T extends DomainEventType> = EventOf<T>['data'];

@@ -8,7 +8,10 @@ import { activeUserNamed, getUserByEmail, type UserRow } from '../read/users.js'
 import { realmHost } from '../read/realm.js';
 import { canJoinStream, isSubscribed } from '../visibility.js';
 import type { RequestMeta, ServiceContext } from './context.js';
-import { createUser, userStream } from './users.js';
+import { actorOf, createUser, userStream } from './users.js';
+import { generateApiKey } from './secrets.js';
+import { getBotService } from '../read/bot-services.js';
+import type { UserCommand } from '../domain/users/decider.js';
 
 export const BotType = { GENERIC: 1, INCOMING_WEBHOOK: 2, OUTGOING_WEBHOOK: 3, EMBEDDED: 4 } as const;
 
@@ -18,12 +21,13 @@ const BOT_CREATION_LIMIT_GENERIC_BOTS = 2;
 const BOT_CREATION_ADMINS_ONLY = 3;
 
 /** Outgoing webhook interfaces: 1 generic (Zulip's format), 2 Slack-compatible. */
-const INTERFACE_TYPES: readonly number[] = [1, 2];
+export const INTERFACE_TYPES: readonly number[] = [1, 2];
 
 export interface NewBot {
   full_name: string;
   short_name: string;
   bot_type?: number;
+  service_name?: string;
   payload_url?: unknown;
   interface_type?: number;
   config_data?: unknown;
@@ -47,7 +51,7 @@ function checkCreationPolicy(user: UserRow, policy: number, botType: number): vo
   if (policy === BOT_CREATION_LIMIT_GENERIC_BOTS && botType === BotType.GENERIC) throw errors.mustBeAdmin();
 }
 
-function isHttpUrl(value: string): boolean {
+export function isHttpUrl(value: string): boolean {
   // The host as written: WHATWG parsing would quietly complete an address like "127.0.0.".
   const host = /^https?:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^/:?#]*)/i.exec(value)?.[1] ?? '';
   if (host === '' || host.startsWith('.') || host.includes('..') || /^[\d.]+\.$/.test(host)) return false;
@@ -112,7 +116,24 @@ export async function createBot(
   if (sending !== null) defaults.push(change('default_sending_stream', sending));
   if (register !== null) defaults.push(change('default_events_register_stream', register));
   if (bot.default_all_public_streams === true) defaults.push(change('default_all_public_streams', true));
-  const created = await createUser(ctx, meta, { email, full_name: fullName, role: Role.MEMBER, bot_type: botType, bot_owner_id: user.id }, async (userId) =>
+  // As the real server: an outgoing webhook bot gets its service (named after the bot unless the
+  // request names it) with a token of its own; an empty payload_url is kept, and fails at delivery.
+  const service = botType === BotType.OUTGOING_WEBHOOK
+    ? { name: bot.service_name || shortName, base_url: typeof bot.payload_url === 'string' ? bot.payload_url : '', interface: bot.interface_type ?? 1, token: generateApiKey() }
+    : undefined;
+  const created = await createUser(ctx, meta, { email, full_name: fullName, role: Role.MEMBER, bot_type: botType, bot_owner_id: user.id, service }, async (userId) =>
     defaults.length === 0 ? [] : [{ streamId: userStream(userId), expectedVersion: undefined, events: defaults.map((e) => ({ ...e, data: { ...e.data, user_id: userId } })) }]);
   return { ...created, default_sending_stream_id: sending, default_events_register_stream_id: register };
+}
+
+/**
+ * PATCH /bots/{id} with service_payload_url (and service_interface, 1 by default): the bot's
+ * webhook posts there from now on, in that format. The URL must be http(s), as the real server's
+ * URL check; the command fails for a bot without a service.
+ */
+export async function botServiceChange(ctx: ServiceContext, user: UserRow, bot: UserRow, payloadUrl: unknown, iface: number): Promise<UserCommand> {
+  if (typeof payloadUrl !== 'string' || !isHttpUrl(payloadUrl)) throw errors.badRequest('service_payload_url is not a URL');
+  if (!INTERFACE_TYPES.includes(iface)) throw errors.badRequest('Invalid interface type');
+  const hasService = (await getBotService(ctx.db, bot.id)) !== undefined;
+  return { type: 'ChangeBotService', actor: actorOf(user), base_url: payloadUrl, interface: iface, has_service: hasService };
 }

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import type { Db } from '../db/database.js';
+import { runOnOneReplica } from './replica-lock.js';
 import type { ServiceContext } from './context.js';
 import { forgettingStats, shredDueDeletions } from './forgetting.js';
 import { applyRetention } from './retention.js';
@@ -45,8 +44,8 @@ export class ForgettingJob {
 
   /** One pass; resolves false when another replica holds the job. */
   runOnce(now = new Date()): Promise<boolean> {
-    const run = (this.sole ? this.pass(now) : this.ctx.db.connection().execute((conn) => this.underLock(conn, now))).then(
-      (ran) => ran,
+    const run = runOnOneReplica(this.ctx.db, this.sole, FORGETTING_LOCK_KEY, () => this.pass(now)).then(
+      (outcome) => outcome.ran && outcome.value,
       (error: unknown) => {
         this.lastError = error;
         return false;
@@ -54,16 +53,6 @@ export class ForgettingJob {
     );
     this.running = run.then(() => undefined);
     return run;
-  }
-
-  private async underLock(conn: Db, now: Date): Promise<boolean> {
-    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${FORGETTING_LOCK_KEY}) AS locked`.execute(conn);
-    if (!rows[0]!.locked) return false;
-    try {
-      return await this.pass(now);
-    } finally {
-      await sql`SELECT pg_advisory_unlock(${FORGETTING_LOCK_KEY})`.execute(conn);
-    }
   }
 
   private async pass(now: Date): Promise<boolean> {

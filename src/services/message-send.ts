@@ -20,6 +20,7 @@ import {
   type SendingUser,
 } from '../domain/messages/send-permissions.js';
 import { automaticVisibilityPolicy, type TopicVisibility } from '../domain/messages/automatic-visibility.js';
+import { outgoingWebhookTriggers } from '../domain/messages/outgoing-webhook-triggers.js';
 import { DEFAULT_USER_SETTINGS } from '../domain/settings/defaults.js';
 import { checkStreamName } from '../domain/channels/decider.js';
 import type { StreamAppend } from '../eventstore/types.js';
@@ -52,6 +53,11 @@ export interface SendParams {
   read_for_user_ids?: number[];
   /** JSON text of a bot's widget (the real server accepts zforms only) */
   widget_content?: string;
+  /**
+   * internal sends only: an outgoing webhook bot answering in the conversation that triggered it,
+   * which the real server lets through without the channel access check (skip_stream_access_check)
+   */
+  skip_channel_access_check?: boolean;
 }
 
 export type SendResult = {
@@ -190,7 +196,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   dataPromise.catch(() => undefined);
 
   const addressed = channelTarget !== undefined
-    ? await addressChannel(ctx, meta, user, realm, sender, channelTarget, topic, props.mandatory_topics === true)
+    ? await addressChannel(ctx, meta, user, realm, sender, channelTarget, topic, props.mandatory_topics === true, params.skip_channel_access_check === true)
     : addressDirect(ctx, user, realm, sender, dmTargets, Number(props.private_message_policy ?? 1));
 
   const data = await dataPromise;
@@ -217,6 +223,14 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
   const recipientId = await recipientIdFor(ctx, addressed.recipientKey);
   const id = await addressed.messageId;
   const visibility = addressed.stream ? automaticPolicyFor(user, addressed.stream.topic_state) : null;
+  const triggers = outgoingWebhookTriggers({
+    senderIsBot: user.is_bot,
+    outgoingWebhookBots: data.outgoingWebhookBots,
+    personallyMentioned: streamId !== null ? rendered.mentionedUserIds : [],
+    mentionedReceivers: streamId !== null ? mentioned : [],
+    dmUserIds: addressed.dmUserIds,
+    senderId: user.id,
+  });
   const events = decideSendMessage({
     message_id: id,
     realm_id: realm.id,
@@ -245,6 +259,7 @@ export async function prepareMessage(ctx: ServiceContext, meta: RequestMeta, use
     attachment_paths: await claimableUploadPaths(ctx.db, user, rendered.linkedUploadPaths),
     sender_queue_id: params.queue_id ?? null,
     local_id: params.local_id ?? null,
+    ...(triggers.length > 0 ? { outgoing_webhooks: triggers } : {}),
   });
   if (widget && widgetId) {
     const sent = events[0] as { data: Record<string, unknown> };
@@ -295,6 +310,7 @@ async function addressChannel(
   target: string | number,
   topic: string,
   mandatoryTopics: boolean,
+  skipAccessCheck = false,
 ): Promise<Addressed> {
   const name = typeof target === 'string' ? target.trim() : target;
   // A name is checked as a channel name before it is looked up ('Channel name can't be empty.').
@@ -315,8 +331,10 @@ async function addressChannel(
   // Addressed by ID, a private channel the sender may not reach is answered as missing: the error
   // would otherwise tell an outsider its name (the real server names it).
   const reaches = subscribed.sender || (user.is_bot && subscribed.owner) || isAdminRole(user.role) || user.is_system_bot;
-  if (typeof name === 'number' && stream.invite_only && !reaches) throw missing();
-  checkChannelSend(sender, owner, stream, subscribed);
+  if (!skipAccessCheck) {
+    if (typeof name === 'number' && stream.invite_only && !reaches) throw missing();
+    checkChannelSend(sender, owner, stream, subscribed);
+  }
   if (mandatoryTopics && topic === '(no topic)') throw errors.badRequest('Topics are required in this organization');
   return {
     messageId: stream.message_id,

@@ -15,6 +15,8 @@ export interface RealmRenderData {
   groupMentionRules: Map<number, { name: string; can_mention_group: number }>;
   /** user id → lower-cased alert words */
   alertWords: Map<number, string[]>;
+  /** active outgoing webhook bots (a send decides which of them it triggers) */
+  outgoingWebhookBots: ReadonlySet<number>;
 }
 
 interface CacheEntry {
@@ -53,7 +55,7 @@ export async function realmRenderData(ctx: ServiceContext, realmId: number): Pro
 export async function loadRenderData(db: Db, realmId: number): Promise<RealmRenderData> {
   const [realm, users, streams, groups, members, subgroups, linkifiers, words, customEmoji] = await Promise.all([
     db.selectFrom('realms').select(['url', 'properties']).where('id', '=', realmId).executeTakeFirst(),
-    db.selectFrom('users').select(['id', 'full_name', 'delivery_email', 'is_active']).where('realm_id', '=', realmId).execute(),
+    db.selectFrom('users').select(['id', 'full_name', 'delivery_email', 'is_active', 'bot_type']).where('realm_id', '=', realmId).execute(),
     db.selectFrom('streams').select(['id', 'name']).where('realm_id', '=', realmId).where('deactivated', '=', false).execute(),
     db.selectFrom('user_groups').select(['id', 'name', 'is_system_group', 'can_mention_group']).where('realm_id', '=', realmId).where('deactivated', '=', false).execute(),
     db.selectFrom('user_group_members').innerJoin('user_groups', 'user_groups.id', 'user_group_members.group_id')
@@ -108,8 +110,11 @@ export async function loadRenderData(db: Db, realmId: number): Promise<RealmRend
     groupMembers,
     groupMentionRules,
     alertWords,
+    outgoingWebhookBots: new Set(users.filter((u) => u.is_active && u.bot_type === OUTGOING_WEBHOOK_BOT).map((u) => u.id)),
   };
 }
+
+const OUTGOING_WEBHOOK_BOT = 3;
 
 function defaultCodeBlockLanguage(properties: unknown): string | undefined {
   const value = (properties as Record<string, unknown> | null | undefined)?.default_code_block_language;

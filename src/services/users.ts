@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import { errors } from '../domain/errors.js';
 import { Role } from '../domain/roles.js';
 import { decideUser, nameForUniqueness, validateFullName, type Actor, type UserCommand, type UserState } from '../domain/users/decider.js';
-import type { UserCreated, UserEvent } from '../domain/users/events.js';
+import type { BotService, UserCreated, UserEvent } from '../domain/users/events.js';
 import { activeUserNamed, countActiveOwners, getUserById, getUserByEmail, type UserRow } from '../read/users.js';
 import { getRealm, realmHost, type RealmRow } from '../read/realm.js';
 import { canAccessUser } from '../read/user-access.js';
@@ -29,6 +29,8 @@ export interface NewUser {
   stream_ids?: readonly number[];
   /** One of the server's own bots (see system-bots.ts). */
   is_system_bot?: boolean;
+  /** An outgoing webhook bot's service. */
+  service?: BotService;
 }
 
 export function toUserState(row: UserRow): UserState {
@@ -152,6 +154,7 @@ export async function createUser(
         timezone: input.timezone ?? '',
         date_joined: meta.now.toISOString(),
         settings: { ...realm.user_settings_defaults },
+        ...(isBot && input.service ? { service: input.service } : {}),
       },
     };
     // A new human account joins the organization's default channels in the same command.

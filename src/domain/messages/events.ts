@@ -51,7 +51,18 @@ export type MessageSent = Event<'MessageSent', {
    */
   widget_submessage_id?: number;
   widget_content?: string;
+  /**
+   * The outgoing webhook bots the message triggers, as the real server decides at send time: a
+   * bot mentioned in a channel message ('mention'), a recipient of a direct message
+   * ('direct_message'); none for a message a bot sent. Absent: none.
+   */
+  outgoing_webhooks?: OutgoingWebhookTrigger[];
 }>;
+
+export interface OutgoingWebhookTrigger {
+  bot_id: number;
+  trigger: 'mention' | 'direct_message';
+}
 
 /** Content and/or topic/channel of one or more messages changed (PATCH /messages/{id}). */
 export type MessageEdited = Event<'MessageEdited', {

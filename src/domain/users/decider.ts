@@ -44,7 +44,9 @@ export type UserCommand =
   /** 'U': an uploaded image (its bytes are stored under the next avatar_version); 'G': back to Gravatar. */
   | { type: 'ChangeAvatar'; actor: Actor; avatar_source: 'G' | 'U' }
   /** The channel ones: a channel the actor may access (checked by the caller), or null. */
-  | { type: 'ChangeBotDefault'; actor: Actor; property: BotDefaultProperty; value: number | boolean | null };
+  | { type: 'ChangeBotDefault'; actor: Actor; property: BotDefaultProperty; value: number | boolean | null }
+  /** `has_service`: the bot has an outgoing webhook service (read by the caller); the interface is checked by the caller. */
+  | { type: 'ChangeBotService'; actor: Actor; base_url: string; interface: number; has_service: boolean };
 
 export type BotDefaultProperty = 'default_sending_stream' | 'default_events_register_stream' | 'default_all_public_streams';
 
@@ -162,6 +164,13 @@ export function decideUser(command: UserCommand, state: UserState): UserEvent[] 
       if (current === command.value) return [];
       return [{ type: 'BotDefaultChanged', data: { user_id, property: command.property, value: command.value } }];
     }
+    case 'ChangeBotService':
+      if (!state.is_bot) throw errors.badRequest('No such bot');
+      if (!mayAdminister(command.actor, state)) throw errors.badRequest('Insufficient permission');
+      // The real server fails on a bot without a service (an unhandled error); this answers 400.
+      if (!command.has_service) throw errors.badRequest('This bot has no outgoing webhook service');
+      // Recorded, and announced to the bot's administrators, even when nothing changes: as the real server.
+      return [{ type: 'BotServiceUpdated', data: { user_id, base_url: command.base_url, interface: command.interface } }];
     default:
       return assertNever(command);
   }

@@ -17,7 +17,21 @@ export type UserCreated = Event<'UserCreated', {
   timezone: string;
   date_joined: string;
   settings: Record<string, unknown>;
+  /** An outgoing webhook bot's service, created with it (absent for every other account). */
+  service?: BotService;
 }>;
+
+/**
+ * Where an outgoing webhook bot's webhook posts (base_url: an http(s) URL, or '' when its creator
+ * gave none), in which format (interface: 1 Zulip's generic JSON, 2 Slack-compatible form), and
+ * the token each request carries so the receiver can tell it comes from this server.
+ */
+export interface BotService {
+  name: string;
+  base_url: string;
+  interface: number;
+  token: string;
+}
 export type UserRenamed = Event<'UserRenamed', { user_id: number; full_name: string }>;
 export type UserRoleChanged = Event<'UserRoleChanged', { user_id: number; role: number; old_role: number }>;
 export type UserBillingAdminChanged = Event<'UserBillingAdminChanged', { user_id: number; is_billing_admin: boolean }>;
@@ -35,6 +49,8 @@ export type BotDefaultChanged = Event<'BotDefaultChanged', {
   property: 'default_sending_stream' | 'default_events_register_stream' | 'default_all_public_streams';
   value: number | boolean | null;
 }>;
+/** PATCH /bots/{id} with service_payload_url: the bot's service posts elsewhere, or in another format (same token). */
+export type BotServiceUpdated = Event<'BotServiceUpdated', { user_id: number; base_url: string; interface: number }>;
 export type UserAvatarChanged = Event<'UserAvatarChanged', { user_id: number; avatar_source: string; avatar_version: number }>;
 export type UserProfileDataChanged = Event<'UserProfileDataChanged', {
   user_id: number;
@@ -70,6 +86,7 @@ export type UserEvent =
   | UserBotOwnerChanged
   | UserAvatarChanged
   | BotDefaultChanged
+  | BotServiceUpdated
   | UserProfileDataChanged
   | UserSettingsChanged
   | CustomProfileFieldCreated;

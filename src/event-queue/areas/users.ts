@@ -13,6 +13,7 @@ import type { StoredEvent } from '../../eventstore/types.js';
 import type { Db } from '../../db/database.js';
 import { listProfileFields } from '../../read/profile-fields.js';
 import { botOwnerAsOf } from '../bot-owner-as-of.js';
+import { botServicesOf, getBotService, serviceDict } from '../../read/bot-services.js';
 
 const viewerOf = (r: Recipient) => ({ user_id: r.user.id, role: r.user.role, realm_id: r.realm.id });
 
@@ -84,7 +85,7 @@ registerTranslator('UserCreated', async (event, db) => {
       });
       const events: ClientEvent[] = [{ type: 'realm_user', op: 'add', person }];
       if (row.is_bot && (isAdminRole(r.user.role) || row.bot_owner_id === r.user.id)) {
-        events.push({ type: 'realm_bot', op: 'add', bot: botDict({ ...row, api_key: d.api_key }) });
+        events.push({ type: 'realm_bot', op: 'add', bot: botDict({ ...row, api_key: d.api_key }, new Map(), d.service ? [serviceDict(d.service)] : []) });
       }
       return events;
     },
@@ -133,6 +134,7 @@ registerTranslator('UserBotOwnerChanged', async (e, db) => {
   const row: UserRow = { ...bot, bot_owner_id: d.bot_owner_id };
   const admins = await botAdministrators(db, { ...row, bot_owner_id: null });
   const names = await channelNames(db, [row.default_sending_stream_id, row.default_events_register_stream_id]);
+  const service = await getBotService(db, d.user_id);
   const oldOwner = d.old_bot_owner_id ?? null;
   return {
     audience: 'realm',
@@ -140,7 +142,7 @@ registerTranslator('UserBotOwnerChanged', async (e, db) => {
       const id = r.user.id;
       const events: ClientEvent[] = [{ type: 'realm_user', op: 'update', person: { user_id: d.user_id, bot_owner_id: d.bot_owner_id } }];
       if (admins.has(id)) events.push({ type: 'realm_bot', op: 'update', bot: { user_id: d.user_id, owner_id: d.bot_owner_id } });
-      else if (id === d.bot_owner_id) events.push({ type: 'realm_bot', op: 'add', bot: botDict(row, names) });
+      else if (id === d.bot_owner_id) events.push({ type: 'realm_bot', op: 'add', bot: botDict(row, names, service ? [serviceDict(service)] : []) });
       else if (id === oldOwner) events.push({ type: 'realm_bot', op: 'delete', bot: { user_id: d.user_id } });
       return events;
     },
@@ -303,8 +305,8 @@ export function botDefaults(bot: UserRow, names: Map<number, string>) {
   };
 }
 
-/** The Bot object of realm_bots and realm_bot add. */
-export function botDict(bot: UserRow, names: Map<number, string> = new Map()): Record<string, unknown> {
+/** The Bot object of realm_bots and realm_bot add; `services`: an outgoing webhook bot's service (serviceDict). */
+export function botDict(bot: UserRow, names: Map<number, string> = new Map(), services: Array<Record<string, unknown>> = []): Record<string, unknown> {
   return {
     user_id: bot.id,
     full_name: bot.full_name,
@@ -315,7 +317,7 @@ export function botDict(bot: UserRow, names: Map<number, string> = new Map()): R
     owner_id: bot.bot_owner_id,
     ...botDefaults(bot, names),
     avatar_url: avatarUrlFor(bot, true, false),
-    services: [],
+    services,
   };
 }
 
@@ -329,7 +331,20 @@ export async function administeredBots(db: Db, user: UserRow): Promise<UserRow[]
 registerSection('realm_bot', async ({ trx, user }) => {
   const bots = await administeredBots(trx as Db, user);
   const names = await channelNames(trx as Db, bots.flatMap((b) => [b.default_sending_stream_id, b.default_events_register_stream_id]));
-  return { realm_bots: bots.map((b) => botDict(b, names)) };
+  const services = await botServicesOf(trx as Db, bots.map((b) => b.id));
+  return { realm_bots: bots.map((b) => botDict(b, names, services.has(b.id) ? [serviceDict(services.get(b.id)!)] : [])) };
+});
+
+/** As the real server: the whole service, token included, to those who administer the bot. */
+registerTranslator('BotServiceUpdated', async (e, db) => {
+  const d = e.data as DataOf<'BotServiceUpdated'>;
+  const bot = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
+  const service = await getBotService(db, d.user_id);
+  if (!bot || !service) return null;
+  return {
+    audience: await botAdministrators(db, { ...bot, bot_owner_id: await botOwnerAsOf(db, e) }),
+    forUser: () => [{ type: 'realm_bot', op: 'update', bot: { user_id: d.user_id, services: [serviceDict({ ...service, base_url: d.base_url, interface: d.interface })] } }],
+  };
 });
 
 registerTranslator('BotDefaultChanged', async (e, db) => {

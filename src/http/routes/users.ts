@@ -18,7 +18,7 @@ import { listProfileFields } from '../../read/profile-fields.js';
 import { MAX_AVATAR_FILE_SIZE_MIB, avatarChangesDisabled, avatarContentType, avatarPathId, avatarStorage, removeAvatar, uploadAvatar } from '../../services/avatars.js';
 import { administeredBots, botDefaults, channelNames } from '../../event-queue/areas/users.js';
 import { avatarUrlFor as avatarUrl } from '../../read/users.js';
-import { botDefaultChannel, createBot } from '../../services/bots.js';
+import { botDefaultChannel, botServiceChange, createBot } from '../../services/bots.js';
 
 interface UserQuery {
   client_gravatar?: boolean;
@@ -117,6 +117,7 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
   defineRoute<{
     bot_id: number; full_name?: string; role?: number; bot_owner_id?: number;
     default_sending_stream?: string; default_events_register_stream?: string; default_all_public_streams?: boolean;
+    service_payload_url?: unknown; service_interface?: number; config_data?: Record<string, unknown>;
   }>(app, {
     method: 'PATCH',
     url: '/bots/:bot_id',
@@ -125,6 +126,10 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       properties: {
         bot_id: { type: 'integer' }, full_name: { type: 'string' }, role: { type: 'integer', enum: [...ALL_ROLES] }, bot_owner_id: { type: 'integer' },
         default_sending_stream: { type: 'string' }, default_events_register_stream: { type: 'string' }, default_all_public_streams: { type: 'boolean' },
+        // JSON-encoded, as the real server reads it; checked as a URL by the service.
+        service_payload_url: { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'boolean' }, { type: 'array' }, { type: 'object' }] },
+        service_interface: { type: 'integer' },
+        config_data: { type: 'object', additionalProperties: { type: 'string' } },
       },
       required: ['bot_id'],
     },
@@ -161,6 +166,10 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
         const value = params.default_all_public_streams;
         changes.push(() => ({ type: 'ChangeBotDefault', actor: actorOf(user), property: 'default_all_public_streams', value }));
       }
+      if (params.service_payload_url !== undefined) {
+        const change = await botServiceChange(ctx, user, bot, params.service_payload_url, params.service_interface ?? 1);
+        changes.push(() => change);
+      }
       if (changes.length > 0) await changeUserAtOnce(ctx, meta, bot.id, (_s, owners) => changes.map((change) => change(owners)));
       if (parts.length === 1) {
         await uploadAvatar(ctx, storage, meta, actorOf(user), bot.id, parts[0]!._buf ?? (await parts[0]!.toBuffer()));
@@ -170,6 +179,10 @@ export default async function userRoutes(app: FastifyInstance, { services }: { s
       return {
         full_name: bot.full_name,
         avatar_url: avatarUrl(bot, true, false),
+        // As the real server: what the request said about the service, not what the bot has.
+        service_interface: params.service_interface ?? 1,
+        service_payload_url: params.service_payload_url ?? null,
+        config_data: params.config_data ?? null,
         ...botDefaults(bot, await channelNames(ctx.db, [bot.default_sending_stream_id, bot.default_events_register_stream_id])),
         // The address clients know the owner by (as the real server answers), never a hidden real one.
         ...(owner ? { bot_owner: apiEmail(owner, realmHost(realm)) } : {}),
