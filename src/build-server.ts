@@ -11,6 +11,7 @@ import { toApiError } from './http/plugins/errors.js';
 import { ScheduledMessageWorker, type SchedulerOptions } from './scheduler/scheduled-message-worker.js';
 import { requestIdOf } from './http/plugins/request-id.js';
 import { ForgettingJob } from './services/forgetting-job.js';
+import { FullMembersPromotion } from './scheduler/full-members-promotion.js';
 import { logRequests } from './observability/logger.js';
 
 /** How long a request waits for the read tables after a lost database connection before it is tried anyway. */
@@ -24,6 +25,8 @@ export interface ServerInstance {
   forgetting: ForgettingJob;
   bootstrap: BootstrapResult;
   scheduler: ScheduledMessageWorker;
+  /** Promotes members past the waiting period to role:fullmembers (`runOnce(now)` for tests). */
+  fullMembers: FullMembersPromotion;
   close(): Promise<void>;
 }
 
@@ -100,6 +103,10 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
     ...options.scheduler,
   });
   scheduler.start();
+  const fullMembers = new FullMembersPromotion(platform, {
+    onError: (error, realmId) => fastify.log.error({ err: error, realm_id: realmId }, 'promoting new full members failed; retrying next pass'),
+  });
+  fullMembers.start(config.fullMembersIntervalSeconds);
   return {
     fastify,
     platform,
@@ -107,10 +114,12 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
     bootstrap,
     scheduler,
     forgetting,
+    fullMembers,
     async close() {
       if (closed) return;
       closed = true;
       await scheduler.stop();
+      await fullMembers.stop();
       queues.stop();
       await forgetting.stop();
       await fastify.close();
