@@ -10,16 +10,25 @@ import { userGroupsStream } from './user-groups.js';
  * command at hand leaves them (none when nothing changes). It expects the stream's version: every
  * change of the group's membership goes through that stream, so two commands that decided on the
  * same membership conflict, and the loser decides again on the winner's result.
- * `users`: as the command decided them, or read from the read tables (then after the version, so
- * that they are at least as new as it). `waitingDays`: the threshold to apply, when the command is
- * the one changing it.
+ * `candidates`: as the command decided them, or read from the read tables (then after the version,
+ * so that they are at least as new as it).
  */
 export async function fullMembersAppends(
   ctx: ServiceContext,
   realmId: number,
   candidates: readonly FullMemberCandidate[] | (() => Promise<readonly FullMemberCandidate[]>),
   now: Date,
-  waitingDays?: number,
+  options: {
+    /** The threshold to apply, when the command is the one changing it. */
+    waitingDays?: number;
+    /**
+     * A new account's own joining: appended whatever the stream's version, so that signups do not
+     * queue behind each other. Nobody else can have added an account that does not exist yet, and
+     * anyone deciding on the group meanwhile (the job, a new threshold) expects the version this
+     * append moves on, so they decide again with the new account in it.
+     */
+    newAccount?: boolean;
+  } = {},
 ): Promise<StreamAppend[]> {
   if (Array.isArray(candidates) && candidates.length === 0) return [];
   const streamId = userGroupsStream(realmId);
@@ -35,7 +44,7 @@ export async function fullMembersAppends(
     .where('name', '=', FULL_MEMBERS_GROUP)
     .executeTakeFirst();
   if (!group) return [];
-  const days = waitingDays ?? (await realmWaitingDays(ctx.db, realmId));
+  const days = options.waitingDays ?? (await realmWaitingDays(ctx.db, realmId));
   const members = await ctx.db
     .selectFrom('user_group_members')
     .select('user_id')
@@ -43,7 +52,8 @@ export async function fullMembersAppends(
     .where('user_id', 'in', users.map((u) => u.user_id))
     .execute();
   const events = fullMembersEvents(realmId, group.id, users, new Set(members.map((m) => m.user_id)), days, now);
-  return events.length > 0 ? [{ streamId, expectedVersion: version === 0 ? -1 : version, events }] : [];
+  if (events.length === 0) return [];
+  return [{ streamId, expectedVersion: options.newAccount ? undefined : version === 0 ? -1 : version, events }];
 }
 
 async function realmWaitingDays(db: Db, realmId: number): Promise<number> {

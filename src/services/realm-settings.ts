@@ -54,7 +54,9 @@ export async function updateRealmSettings(
     // A new waiting period moves members into or out of role:fullmembers at once, after the setting.
     const waiting = events.find((event) => event.data.property === 'waiting_period_threshold');
     const fullMembers = waiting
-      ? await fullMembersAppends(ctx, meta.realmId, () => realmMemberCandidates(ctx.db, meta.realmId), meta.now, waitingPeriodDays({ waiting_period_threshold: waiting.data.value }))
+      ? await fullMembersAppends(ctx, meta.realmId, () => realmMemberCandidates(ctx.db, meta.realmId), meta.now, {
+        waitingDays: waitingPeriodDays({ waiting_period_threshold: waiting.data.value }),
+      })
       : [];
     return { appends: [{ streamId, expectedVersion: version, events }, ...fullMembers], result: changed };
   });

@@ -159,7 +159,7 @@ export async function createUser(
     // A member past the waiting period (at once by default) is a full member from the start.
     const fullMembers = event.data.is_system_bot
       ? []
-      : await fullMembersAppends(ctx, meta.realmId, [{ user_id, role: event.data.role, is_active: true, date_joined: event.data.date_joined }], meta.now);
+      : await fullMembersAppends(ctx, meta.realmId, [{ user_id, role: event.data.role, is_active: true, date_joined: event.data.date_joined }], meta.now, { newAccount: true });
     // A new human account joins the organization's default channels in the same command.
     const defaults = isBot ? [] : await defaultStreamSubscriptions(ctx.db, meta.realmId, user_id, input.stream_ids);
     const extra = more ? await more(user_id) : [];

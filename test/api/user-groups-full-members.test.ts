@@ -203,3 +203,17 @@ t.test('group-valued permissions follow role:fullmembers as it changes', async (
   t.equal((await s.fullMembers.runOnce(new Date(Date.now() + 11 * DAY_MS))).added, 1);
   t.equal((await s.api('POST', '/invites/multiuse', alice, {})).status, 200, 'once promoted, they may');
 });
+
+t.test('signups at the same time as a pass: each new member joins exactly once', async (t) => {
+  const s = await startTestServer(t);
+  const [users] = await Promise.all([
+    Promise.all(Array.from({ length: 6 }, (_, i) => s.user(Role.MEMBER, `Signup ${i}`))),
+    s.fullMembers.runOnce(),
+    s.fullMembers.runOnce(),
+  ]);
+  const ids = users.map((u) => u.id).sort((a, b) => a - b);
+  t.same(await directMembers(s, 'role:fullmembers'), ids);
+  const adds = await s.platform.db.selectFrom('events').select('data').where('type', '=', 'UserGroupMembersAdded').execute();
+  t.same(adds.flatMap((row) => row.data.user_ids as number[]).sort((a, b) => a - b), ids, 'one membership event per account');
+  t.same(await s.fullMembers.runOnce(), { added: 0, removed: 0 });
+});
