@@ -1,11 +1,14 @@
 import type { Trx } from '../src/projections-api.js';
-import { systemGroupForRole } from '../src/domain/roles.js';
+import { ALL_ROLES, systemGroupForRole } from '../src/domain/roles.js';
 import { defineProjection } from './define.js';
+
+/** The groups a role alone makes one a direct member of (role:fullmembers also takes the account's age: its own events). */
+const ROLE_GROUPS = [...new Set(ALL_ROLES.map(systemGroupForRole))];
 
 /** Direct membership of the system group matching a role; wider groups include it as a subgroup. */
 async function setSystemGroup(trx: Trx, userId: number, role: number | null): Promise<void> {
-  const systemIds = trx.selectFrom('user_groups').select('id').where('is_system_group', '=', true);
-  await trx.deleteFrom('user_group_members').where('user_id', '=', userId).where('group_id', 'in', systemIds).execute();
+  const roleGroupIds = trx.selectFrom('user_groups').select('id').where('is_system_group', '=', true).where('name', 'in', ROLE_GROUPS);
+  await trx.deleteFrom('user_group_members').where('user_id', '=', userId).where('group_id', 'in', roleGroupIds).execute();
   if (role === null) return;
   const realm = await trx.selectFrom('users').select('realm_id').where('id', '=', userId).executeTakeFirst();
   const group = await trx

@@ -12,6 +12,7 @@ import { ScheduledMessageWorker, type SchedulerOptions } from './scheduler/sched
 import { requestIdOf } from './http/plugins/request-id.js';
 import { ForgettingJob } from './services/forgetting-job.js';
 import { OutgoingWebhookWorker, type OutgoingWebhookWorkerOptions } from './services/outgoing-webhooks/worker.js';
+import { FullMembersPromotion } from './scheduler/full-members-promotion.js';
 import { logRequests } from './observability/logger.js';
 
 /** How long a request waits for the read tables after a lost database connection before it is tried anyway. */
@@ -27,6 +28,8 @@ export interface ServerInstance {
   scheduler: ScheduledMessageWorker;
   /** Calls outgoing webhook bots about the messages that trigger them. */
   outgoingWebhooks: OutgoingWebhookWorker;
+  /** Promotes members past the waiting period to role:fullmembers (`runOnce(now)` for tests). */
+  fullMembers: FullMembersPromotion;
   close(): Promise<void>;
 }
 
@@ -112,6 +115,10 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
   // Triggers this process folds are delivered at once; the worker's own timer finds the others.
   platform.projections.onProjected(() => outgoingWebhooks.kick());
   outgoingWebhooks.start();
+  const fullMembers = new FullMembersPromotion(platform, {
+    onError: (error, realmId) => fastify.log.error({ err: error, realm_id: realmId }, 'promoting new full members failed; retrying next pass'),
+  });
+  fullMembers.start(config.fullMembersIntervalSeconds);
   return {
     fastify,
     platform,
@@ -120,11 +127,13 @@ export async function buildServer(config: Config, options: BuildOptions): Promis
     scheduler,
     forgetting,
     outgoingWebhooks,
+    fullMembers,
     async close() {
       if (closed) return;
       closed = true;
       await scheduler.stop();
       await outgoingWebhooks.stop();
+      await fullMembers.stop();
       queues.stop();
       await forgetting.stop();
       await fastify.close();

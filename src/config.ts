@@ -30,6 +30,8 @@ export interface Config {
   deletedMessageShredDays: number;
   /** Seconds between runs of the retention and shredding job (0: never runs on its own). */
   forgettingIntervalSeconds: number;
+  /** Seconds between passes of the job that promotes members past the waiting period to role:fullmembers (0: never on its own). */
+  fullMembersIntervalSeconds: number;
   /**
    * Seconds within which resolving a topic and undoing it takes back the first notice instead of
    * sending a second (the real server's RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS; 0: always notify).
@@ -142,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logSigningKey: secretOf('LOG_SIGNING_KEY', env.LOG_SIGNING_KEY, env.LOG_SIGNING_KEY_FILE),
     deletedMessageShredDays: int(env.DELETED_MESSAGE_SHRED_DAYS, 30, 'DELETED_MESSAGE_SHRED_DAYS'),
     forgettingIntervalSeconds: int(env.FORGETTING_INTERVAL_SECONDS, 3600, 'FORGETTING_INTERVAL_SECONDS'),
+    fullMembersIntervalSeconds: int(env.FULL_MEMBERS_INTERVAL_SECONDS, 3600, 'FULL_MEMBERS_INTERVAL_SECONDS'),
     resolveTopicUndoGraceSeconds: int(env.RESOLVE_TOPIC_UNDO_GRACE_SECONDS, 60, 'RESOLVE_TOPIC_UNDO_GRACE_SECONDS'),
     webConcurrency: webConcurrencyOf(env, Boolean(env.DATABASE_URL && env.NATS_URL)),
     ...fileStorageOf(env),

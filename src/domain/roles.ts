@@ -5,7 +5,11 @@ export const ALL_ROLES: readonly number[] = Object.values(Role);
 export const isAdminRole = (role: number) => role <= Role.ADMINISTRATOR;
 export const isModeratorOrAbove = (role: number) => role <= Role.MODERATOR;
 
-/** System groups, from the narrowest to the widest, and the roles that are direct members of each. */
+/**
+ * System groups, from the narrowest to the widest (each one a subgroup of the next, up to
+ * role:internet), and the roles that are direct members of each. role:fullmembers is the exception:
+ * members join it once past the waiting period (user-groups/full-members.ts), by events of its own.
+ */
 export const SYSTEM_GROUPS = [
   { name: 'role:owners', description: 'Owners of this organization', roles: [Role.OWNER] },
   { name: 'role:administrators', description: 'Administrators of this organization, including owners', roles: [Role.ADMINISTRATOR] },

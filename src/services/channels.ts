@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { errors } from '../domain/errors.js';
 import { Role, isAdminRole } from '../domain/roles.js';
+import { waitingPeriodDays, withinWaitingPeriod } from '../domain/user-groups/full-members.js';
 import {
   checkRemoveSubscribersGroup,
   checkColor,
@@ -43,10 +44,8 @@ export const subscriptionStream = (streamId: number, userId: number) => `subscri
 const nameStream = (realmId: number, name: string) => `channel-name-${realmId}-${name.toLowerCase()}`;
 
 export function actorOf(user: UserRow, realm: RealmRow, now: Date): ChannelActor {
-  const waitingDays = Number(realm.properties.waiting_period_threshold ?? 0);
-  const joined = Date.parse(user.date_joined);
-  const ageDays = Number.isNaN(joined) ? Infinity : (now.getTime() - joined) / 86_400_000;
-  return { user_id: user.id, role: user.role, is_full_member: user.role <= Role.MEMBER && ageDays >= waitingDays };
+  const waiting = withinWaitingPeriod(user.date_joined, waitingPeriodDays(realm.properties), now);
+  return { user_id: user.id, role: user.role, is_full_member: user.role <= Role.MEMBER && !waiting };
 }
 
 export function realmSettingsOf(realm: RealmRow, webPublicServerSetting: boolean): ChannelRealmSettings {

@@ -9,6 +9,7 @@ import { getRealm, realmHost, type RealmRow } from '../read/realm.js';
 import { countActiveOwners, type UserRow } from '../read/users.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { shredMessages, vacuumForgotten } from './forgetting.js';
+import { fullMembersAppends } from './full-members.js';
 import { isErased, requireUser, userStream } from './users.js';
 import { removeUploadBytes, uploadKeyId } from './upload-crypto.js';
 import { avatarPathId } from './avatars.js';
@@ -117,6 +118,9 @@ export async function eraseUser(
     const bots = row.is_bot ? [] : await ctx.db.selectFrom('users').select(['id', 'version'])
       .where('bot_owner_id', '=', userId).where('is_bot', '=', true).where('is_active', '=', true).orderBy('id').execute();
     for (const bot of bots) appends.push({ streamId: userStream(bot.id), expectedVersion: bot.version, events: [{ type: 'UserDeactivated', data: { user_id: bot.id } }] });
+    // An erased account is deactivated: it and its bots leave role:fullmembers.
+    const leaving = [row.id, ...bots.map((bot) => bot.id)].map((id) => ({ user_id: id, role: row.role, is_active: false, date_joined: row.date_joined }));
+    appends.push(...(await fullMembersAppends(ctx, meta.realmId, leaving, meta.now)));
     return { appends, result: undefined };
   });
   await vacuumForgotten(ctx.db, ['users', 'user_status', 'attachments', 'drafts', 'scheduled_messages']);

@@ -29,6 +29,7 @@ import { apiEmail, getUserByEmailFor, getUserById, type UserRow } from '../read/
 import { realmHost, type RealmRow } from '../read/realm.js';
 import { mutersAmong, usersMuting } from '../read/muted-users.js';
 import { isAdminRole } from '../domain/roles.js';
+import { waitingPeriodDays } from '../domain/user-groups/full-members.js';
 import { isDbInt } from '../domain/ids.js';
 import { alertedUsers, checkGroupMentionsAllowed, realmRenderData, senderRenderContext } from './render-context.js';
 import { withTopicLinkTargets } from './topic-link-targets.js';
@@ -107,17 +108,13 @@ export async function sendMessage(ctx: ServiceContext, meta: RequestMeta, user: 
   return policy === null ? { id: prepared.id } : { id: prepared.id, automatic_new_visibility_policy: policy };
 }
 
-function waitingDays(realm: RealmRow): number {
-  return Number((realm.properties as Record<string, unknown>).waiting_period_threshold ?? 0);
-}
-
 function sendingUser(user: UserRow, realm: RealmRow, now: Date): SendingUser {
   return {
     user_id: user.id,
     role: user.role,
     is_bot: user.is_bot,
     is_system_bot: user.is_system_bot,
-    provisional: isProvisional(user.role, user.date_joined, waitingDays(realm), now),
+    provisional: isProvisional(user.role, user.date_joined, waitingPeriodDays(realm.properties), now),
   };
 }
 

@@ -32,6 +32,7 @@ import { withTopicLinkTargets } from './topic-link-targets.js';
 import { claimableUploadPaths } from './attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { isAdminRole } from '../domain/roles.js';
+import { waitingPeriodDays, withinWaitingPeriod } from '../domain/user-groups/full-members.js';
 import { deletedMessageGraceDays, shredMessages } from './forgetting.js';
 import { isDbInt } from '../domain/ids.js';
 import { sendMoveNotices, type MoveOutcome } from './move-notifications.js';
@@ -269,9 +270,7 @@ async function hasSubmessages(db: Db, messageId: number): Promise<boolean> {
 
 /** A member past the organization's waiting period (waiting_period_threshold days since joining). */
 function isFullMember(user: UserRow, realm: RealmRow, now: Date): boolean {
-  const waitingDays = Number((realm.properties as Record<string, unknown>).waiting_period_threshold ?? 0);
-  const joined = Date.parse(user.date_joined);
-  return Number.isNaN(joined) || (now.getTime() - joined) / 86_400_000 >= waitingDays;
+  return !withinWaitingPeriod(user.date_joined, waitingPeriodDays(realm.properties), now);
 }
 
 /** GET /messages/{message_id}/history: the versions of a message, oldest first. */

@@ -7,6 +7,8 @@ import type { UserRow } from '../read/users.js';
 import { realmStream } from './bootstrap.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { streamVersion } from './stream-version.js';
+import { fullMembersAppends, realmMemberCandidates } from './full-members.js';
+import { waitingPeriodDays } from '../domain/user-groups/full-members.js';
 
 /** The decider's view of the organization: current values with defaults, group settings as ids. */
 export async function realmSettingsState(db: Db, realmId: number): Promise<RealmSettingsState> {
@@ -48,7 +50,15 @@ export async function updateRealmSettings(
     const version = await streamVersion(ctx, streamId);
     const state = await realmSettingsState(ctx.db, meta.realmId);
     const { events, changed } = decideRealmSettings({ type: 'UpdateRealmSettings', actor_role: user.role, settings }, state);
-    return { appends: events.length > 0 ? [{ streamId, expectedVersion: version, events }] : [], result: changed };
+    if (events.length === 0) return { appends: [], result: changed };
+    // A new waiting period moves members into or out of role:fullmembers at once, after the setting.
+    const waiting = events.find((event) => event.data.property === 'waiting_period_threshold');
+    const fullMembers = waiting
+      ? await fullMembersAppends(ctx, meta.realmId, () => realmMemberCandidates(ctx.db, meta.realmId), meta.now, {
+        waitingDays: waitingPeriodDays({ waiting_period_threshold: waiting.data.value }),
+      })
+      : [];
+    return { appends: [{ streamId, expectedVersion: version, events }, ...fullMembers], result: changed };
   });
   return result;
 }

@@ -12,6 +12,8 @@ import { generateApiKey, hashPassword } from './secrets.js';
 import { defaultStreamSubscriptions } from './channels.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import type { StreamAppend } from '../eventstore/types.js';
+import { fullMembersAppends } from './full-members.js';
+import type { FullMemberCandidate } from '../domain/user-groups/full-members.js';
 
 export const userStream = (userId: number) => `user-${userId}`;
 
@@ -157,10 +159,17 @@ export async function createUser(
         ...(isBot && input.service ? { service: input.service } : {}),
       },
     };
+    // A member past the waiting period (at once by default) is a full member from the start.
+    const fullMembers = event.data.is_system_bot
+      ? []
+      : await fullMembersAppends(ctx, meta.realmId, [{ user_id, role: event.data.role, is_active: true, date_joined: event.data.date_joined }], meta.now, { newAccount: true });
     // A new human account joins the organization's default channels in the same command.
     const defaults = isBot ? [] : await defaultStreamSubscriptions(ctx.db, meta.realmId, user_id, input.stream_ids);
     const extra = more ? await more(user_id) : [];
-    return { appends: [{ streamId: userStream(user_id), expectedVersion: -1, events: [event] }, ...defaults, ...extra], result: { user_id, api_key } };
+    return {
+      appends: [{ streamId: userStream(user_id), expectedVersion: -1, events: [event] }, ...fullMembers, ...defaults, ...extra],
+      result: { user_id, api_key },
+    };
   });
   return result;
 }
@@ -194,7 +203,12 @@ export async function changeUserAtOnce(
     const owners = await countActiveOwners(ctx.db, meta.realmId);
     const state = toUserState(row);
     const events = [...build(state, owners).flatMap((command) => decideUser(command, state)), ...(await more(row))];
-    return { appends: [{ streamId: userStream(userId), expectedVersion: row.version, events }], result: undefined };
+    // A role change moves the user into or out of role:fullmembers after the role's own group.
+    const roleChange = events.find((event) => event.type === 'UserRoleChanged');
+    const fullMembers = roleChange
+      ? await fullMembersAppends(ctx, meta.realmId, [{ ...candidateOf(row), role: roleChange.data.role }], meta.now)
+      : [];
+    return { appends: [{ streamId: userStream(userId), expectedVersion: row.version, events }, ...fullMembers], result: undefined };
   });
 }
 
@@ -212,12 +226,16 @@ export async function deactivateUser(ctx: ServiceContext, meta: RequestMeta, use
     const events = decideUser({ type: 'DeactivateUser', actor, active_owner_count: owners, own: ownCheck }, toUserState(row));
     const appends: StreamAppend[] = [{ streamId: userStream(userId), expectedVersion: row.version, events }];
     const bots = row.is_bot ? [row.id] : [];
+    const leaving = [row];
     if (!row.is_bot) {
       for (const bot of await activeBotsOwnedBy(ctx.db, row.id)) {
         appends.push({ streamId: userStream(bot.id), expectedVersion: bot.version, events: [{ type: 'UserDeactivated', data: { user_id: bot.id } }] });
         bots.push(bot.id);
+        leaving.push(bot);
       }
     }
+    // They leave role:fullmembers as they leave their role's group.
+    appends.push(...(await fullMembersAppends(ctx, meta.realmId, leaving.map((u) => ({ ...candidateOf(u), is_active: false })), meta.now)));
     return { appends, result: bots };
   });
   // A bot's storage is forgotten with the bot (docs/DECISIONS.md).
@@ -237,8 +255,13 @@ export async function reactivateUser(ctx: ServiceContext, meta: RequestMeta, use
       active_name_taken: row.is_bot && !row.is_active && (await activeUserNamed(ctx.db, row.realm_id, row.full_name.trim())),
       bot_owner_active: owner?.is_active ?? false,
     }, toUserState(row));
-    return { appends: [{ streamId: userStream(userId), expectedVersion: row.version, events }], result: undefined };
+    const fullMembers = events.length > 0 ? await fullMembersAppends(ctx, meta.realmId, [{ ...candidateOf(row), is_active: true }], meta.now) : [];
+    return { appends: [{ streamId: userStream(userId), expectedVersion: row.version, events }, ...fullMembers], result: undefined };
   });
+}
+
+function candidateOf(row: UserRow): FullMemberCandidate {
+  return { user_id: row.id, role: row.role, is_active: row.is_active, date_joined: row.date_joined };
 }
 
 /** The organization's active accounts, bots included (the server's own bots are not the organization's). */

@@ -1,5 +1,6 @@
 import { ApiError, errors } from '../errors.js';
 import { Role, isAdminRole } from '../roles.js';
+import { withinWaitingPeriod } from '../user-groups/full-members.js';
 
 /**
  * Who may send what, by the real server's rules for POST /messages. Pure: the caller supplies the
@@ -25,12 +26,12 @@ export interface PostTarget {
   stream_post_policy: number;
 }
 
-/** Days since joining below the waiting period make a new member (moderators never are). */
+/**
+ * Days since joining below the waiting period make a new member (moderators never are): the real
+ * server's is_provisional_member, by the same age rule as role:fullmembers (user-groups/full-members.ts).
+ */
 export function isProvisional(role: number, dateJoined: string, waitingDays: number, now: Date): boolean {
-  if (role === Role.MODERATOR) return false;
-  const joined = Date.parse(dateJoined);
-  if (Number.isNaN(joined)) return false;
-  return Math.floor((now.getTime() - joined) / 86_400_000) < waitingDays;
+  return role !== Role.MODERATOR && withinWaitingPeriod(dateJoined, waitingDays, now);
 }
 
 /** The channel's posting policy for one user; throws its refusal. */
