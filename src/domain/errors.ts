@@ -28,7 +28,8 @@ export const errors = {
   authFailed: () => new ApiError('AUTHENTICATION_FAILED', 401, 'Your username or password is incorrect'),
   missingArgument: (name: string) =>
     new ApiError('REQUEST_VARIABLE_MISSING', 400, `Missing '${name}' argument`, { var_name: name }),
-  invalidJson: (name: string) => new ApiError('INVALID_JSON', 400, `Argument "${name}" is not valid JSON.`),
+  /** A JsonableError on the real server (request.py), so BAD_REQUEST: INVALID_JSON is its body-payload "Malformed JSON". */
+  invalidJson: (name: string) => new ApiError('BAD_REQUEST', 400, `Argument "${name}" is not valid JSON.`),
   invalidArgument: (name: string, problem: string) => new ApiError('BAD_REQUEST', 400, `${name} ${problem}`),
   notFound: () => new ApiError('NOT_FOUND', 404, 'Endpoint not found'),
   /**

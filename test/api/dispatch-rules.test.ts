@@ -1,5 +1,6 @@
 // The real server's request dispatch (zerver/lib/rest.py rest_dispatch, zerver/lib/response.py
-// json_method_not_allowed): a POST's `method` field, OPTIONS, 405 answers.
+// json_method_not_allowed, zerver/lib/request.py): a POST's `method` field, OPTIONS, 405 answers,
+// and parameters the real server reads as JSON.
 import t, { type Test } from 'tap';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
 import { PNG } from '../helpers/upload.js';
@@ -136,6 +137,21 @@ t.test('an overridden request is authenticated as its target is', async (t) => {
   t.match((await send(s, 'POST', '/realm', alice, form({ method: 'PATCH', name: 'Taken over' }))).body, { code: 'UNAUTHORIZED_PRINCIPAL' });
 });
 
+t.test('an overridden request is rate limited as its target is', async (t) => {
+  const s = await startTestServer(t, { rateLimitPerMinute: 3 });
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const statuses: number[] = [];
+  for (let i = 0; i < 4; i++) statuses.push((await send(s, 'POST', '/users/me/alert_words', alice, form({ method: 'GET' }))).status);
+  t.same(statuses, [200, 200, 200, 429], 'a limited target counts');
+  t.equal((await send(s, 'POST', '/drafts/15', alice, form({ draft: {} }))).status, 405, 'a path\'s 405 comes before its rate limit');
+  // GET /events is not limited (a long-poll): neither is a POST dispatched to it.
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const queue = (await s.api('POST', '/register', bob, { event_types: ['alert_words'] })).body.queue_id as string;
+  const polls: number[] = [];
+  for (let i = 0; i < 4; i++) polls.push((await send(s, 'POST', '/events', bob, form({ method: 'GET', queue_id: queue, last_event_id: -1, dont_block: true }))).status);
+  t.same(polls, [200, 200, 200, 200]);
+});
+
 t.test('OPTIONS answers 204 with the path\'s methods, before any authentication', async (t) => {
   const s = await startTestServer(t);
   const users = await send(s, 'OPTIONS', '/users', null);
@@ -174,4 +190,35 @@ t.test('a method the path lacks is the real server\'s 405, before authentication
   t.same((await send(s, 'PATCH', '/drafts/abc', alice, form({ draft: {} }))).body, { result: 'error', msg: 'Endpoint not found', code: 'NOT_FOUND' }, 'nor is `abc` a draft id');
   t.equal((await send(s, 'PUT', '/drafts/abc', alice, '')).status, 404);
   t.equal((await send(s, 'HEAD', '/users', alice)).status, 200);
+});
+
+t.test('a parameter the real server reads as JSON refuses text that is not JSON', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const notJson = (name: string) => ({ result: 'error', msg: `Argument "${name}" is not valid JSON.`, code: 'BAD_REQUEST' });
+
+  // An integer: bare or JSON; text that is not JSON is refused as such, a JSON string as no integer.
+  t.same((await s.api('POST', '/mark_stream_as_read', alice, { stream_id: 'abc' })).body, notJson('stream_id'));
+  t.same((await s.api('POST', '/mark_stream_as_read', alice, { stream_id: '' })).body, notJson('stream_id'), 'empty text is no JSON');
+  t.match((await s.api('POST', '/mark_stream_as_read', alice, { stream_id: '"5"' })).body, { code: 'BAD_REQUEST', msg: 'stream_id is not an integer' });
+  t.match((await s.api('POST', '/mark_stream_as_read', alice, { stream_id: '5' })).body, { msg: 'Invalid channel ID' }, 'a bare integer is read');
+  // A boolean likewise.
+  t.same((await s.api('PATCH', '/settings', alice, { enter_sends: 'sometimes' })).body, notJson('enter_sends'));
+  t.match((await s.api('PATCH', '/settings', alice, { enter_sends: '"true"' })).body, { msg: 'enter_sends is not a boolean' });
+  t.equal((await s.api('PATCH', '/settings', alice, { enter_sends: 'true' })).status, 200);
+  // A list or an object (as before).
+  t.same((await s.api('POST', '/users/me/alert_words', alice, { alert_words: 'apple' })).body, notJson('alert_words'));
+  // On GET too, from the query string.
+  t.same((await s.api('GET', '/users', alice, { client_gravatar: 'maybe' })).body, notJson('client_gravatar'));
+  t.equal((await s.api('GET', '/users', alice, { client_gravatar: 'false' })).status, 200);
+});
+
+t.test('plain string parameters and parameters that may be plain strings keep their text', async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  t.equal((await s.api('PATCH', '/settings', alice, { default_language: 'de' })).status, 200, 'a string is not JSON-decoded');
+  t.match((await s.api('PATCH', '/settings', alice, { default_language: '"de"' })).body, { msg: 'Invalid default_language' }, 'nor are its quotes taken off');
+  const sent = await s.api('POST', '/messages', alice, { type: 'private', to: alice.email, content: '{not json' });
+  t.equal(sent.status, 200, '`to` takes a bare email; `content` keeps text that looks like broken JSON');
+  t.match((await s.api('GET', `/messages/${sent.body.id}`, alice, { apply_markdown: false })).body.message, { content: '{not json' });
 });

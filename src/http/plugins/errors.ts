@@ -1,5 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, errors } from '../../domain/errors.js';
+import { withHead } from '../method-table.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -7,8 +9,6 @@ declare module 'fastify' {
     unroutedError(request: FastifyRequest): ApiError;
   }
 }
-import { ApiError, errors } from '../../domain/errors.js';
-import { withHead } from '../method-table.js';
 
 /**
  * Errors the multipart parser raises on a malformed body (no boundary, a truncated part, a bad

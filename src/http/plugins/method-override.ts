@@ -34,10 +34,15 @@ async function methodOverridePlugin(app: FastifyInstance): Promise<void> {
   app.decorateRequest('dispatchTarget', null);
   app.decorateRequest('methodOverridden', false);
   app.addHook('preValidation', async (request) => {
-    const methods = request.routeOptions.config?.methods;
+    const config = request.routeOptions.config;
+    const methods = config?.methods;
     if (!methods) return;
     const wanted = overrideMethod(request);
-    if (wanted === undefined) return;
+    if (wanted === undefined) {
+      // A POST to a path without one: the 405 comes before the rate limit, as the real server's comes before all else.
+      if (config.overrideCarrier) throw errors.methodNotAllowed(methods.allowed());
+      return;
+    }
     const target = methods.target(wanted);
     if (!target) throw errors.methodNotAllowed(methods.allowed());
     request.dispatchTarget = target;
@@ -69,6 +74,7 @@ export function registerOverrideCarriers(app: FastifyInstance): void {
         overrideCarrier: true,
       },
       handler: async (request, reply) => {
+        // The preValidation hook has chosen the target, or answered 405 already.
         if (!request.dispatchTarget) throw errors.methodNotAllowed(methods.allowed());
         return request.dispatchTarget.run(request, reply);
       },
