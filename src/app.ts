@@ -7,6 +7,7 @@ import { fileUploads } from './http/file-uploads.js';
 import authPlugin from './http/plugins/auth.js';
 import errorPlugin from './http/plugins/errors.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
+import methodOverridePlugin, { registerOverrideCarriers } from './http/plugins/method-override.js';
 import metricsPlugin from './http/plugins/metrics.js';
 import jsonReplyPlugin from './http/plugins/json-reply.js';
 import healthRoutes from './http/routes/health.js';
@@ -50,15 +51,19 @@ declare module 'fastify' {
 
 /** The whole HTTP API as one plugin: server.ts listens with it, tests inject into it. */
 async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
-  const patterns: Array<{ pattern: RegExp; method: string }> = [];
+  const patterns: Array<{ pattern: RegExp; method: string; params: number }> = [];
   const routes: RegisteredRoute[] = [];
   fastify.decorate('apiRoutes', routes);
   fastify.addHook('onRoute', (route) => {
-    const source = route.url.replace(/:[a-zA-Z_]+/g, '[^/]+');
+    const config = route.config as { auth?: 'user' | 'none'; params?: ParamsSpec; overrideCarrier?: boolean } | undefined;
+    // A carrier of `method` overrides is no method of its path (src/http/plugins/method-override.ts).
+    if (config?.overrideCarrier) return;
+    // An integer in the path takes digits only, as the real server's <int:...> converters (defineRoute's check).
+    const isInteger = (name: string) => (config?.params?.properties[name] as { type?: unknown } | undefined)?.type === 'integer';
+    const source = route.url.replace(/:([a-zA-Z_]+)/g, (_, name: string) => (isInteger(name) ? '[0-9]+' : '[^/]+'));
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
-      patterns.push({ pattern: new RegExp(`^${source}/?$`), method });
-      const config = route.config as { auth?: 'user' | 'none'; params?: ParamsSpec } | undefined;
+      patterns.push({ pattern: new RegExp(`^${source}/?$`), method, params: (route.url.match(/:[a-zA-Z_]+/g) ?? []).length });
       routes.push({ method, url: route.url, auth: config?.auth ?? 'none', params: config?.params });
     }
   });
@@ -75,6 +80,7 @@ async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   await fastify.register(multipart, { attachFieldsToBody: true, onFile, limits: { fileSize, fields: 200, fieldSize: 1024 * 1024 } });
   await fastify.register(authPlugin, { ctx: opts.services.ctx });
   await fastify.register(rateLimitPlugin, { perMinute: opts.services.ctx.config.rateLimitPerMinute });
+  await fastify.register(methodOverridePlugin);
   await fastify.register(uploadDownloadRoutes, { services: opts.services });
   await fastify.register(avatarDownloadRoutes, { services: opts.services });
   await fastify.register(realmImageDownloadRoutes, { services: opts.services });
@@ -95,6 +101,7 @@ async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
     },
     { prefix: API_PREFIX },
   );
+  registerOverrideCarriers(fastify);
 }
 
 // Not encapsulated: the root instance gets the error handlers and the route list.

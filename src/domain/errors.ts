@@ -28,10 +28,16 @@ export const errors = {
   authFailed: () => new ApiError('AUTHENTICATION_FAILED', 401, 'Your username or password is incorrect'),
   missingArgument: (name: string) =>
     new ApiError('REQUEST_VARIABLE_MISSING', 400, `Missing '${name}' argument`, { var_name: name }),
-  invalidJson: (name: string) => new ApiError('INVALID_JSON', 400, `Argument "${name}" is not valid JSON.`),
+  /** A JsonableError on the real server (request.py), so BAD_REQUEST: INVALID_JSON is its body-payload "Malformed JSON". */
+  invalidJson: (name: string) => new ApiError('BAD_REQUEST', 400, `Argument "${name}" is not valid JSON.`),
   invalidArgument: (name: string, problem: string) => new ApiError('BAD_REQUEST', 400, `${name} ${problem}`),
   notFound: () => new ApiError('NOT_FOUND', 404, 'Endpoint not found'),
-  methodNotAllowed: (method: string) => new ApiError('BAD_REQUEST', 405, `Method Not Allowed (${method})`),
+  /**
+   * The real server's json_method_not_allowed (zerver/lib/response.py): the path's methods in the body and
+   * in `Allow`. It sends no `code`; SPEC.md gives every error one, so ours has the default BAD_REQUEST.
+   */
+  methodNotAllowed: (allowed: readonly string[]) =>
+    new ApiError('BAD_REQUEST', 405, 'Method Not Allowed', { allowed_methods: [...allowed] }, { Allow: allowed.join(', ') }),
   rateLimited: (retryAfter: number) =>
     new ApiError('RATE_LIMIT_HIT', 429, 'API usage exceeded rate limit', { 'retry-after': retryAfter }, {
       'Retry-After': String(Math.ceil(retryAfter)),

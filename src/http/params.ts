@@ -76,8 +76,10 @@ function schemaTypes(schema: ParamSchema): string[] {
 }
 
 /**
- * Form fields are strings. A field declared as a number, boolean, array or object is read the
- * way the real server reads it: bare (`5`, `true`) or JSON-encoded (`"5"`, `[1,2]`).
+ * Form fields are strings. A field declared as a number, boolean, array or object is one the real
+ * server declares Json[...] (or REQ(json_validator=...)): its text is JSON (`5`, `true`, `"5"`,
+ * `[1,2]`), and text that is not JSON is refused as such before any type check. A field that may
+ * also be a plain string (`to`) keeps text that is not JSON as that string.
  */
 function decodeField(name: string, raw: unknown, schema: ParamSchema): unknown {
   if (typeof raw !== 'string') return raw;
@@ -94,8 +96,7 @@ function decodeField(name: string, raw: unknown, schema: ParamSchema): unknown {
     return JSON.parse(raw);
   } catch {
     if (types.includes('string')) return raw;
-    if (types.includes('array') || types.includes('object')) throw errors.invalidJson(name);
-    return raw; // the schema check names the type problem
+    throw errors.invalidJson(name);
   }
 }
 

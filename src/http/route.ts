@@ -6,6 +6,7 @@ import type { RealmRow } from '../read/realm.js';
 import type { RequestMeta } from '../services/context.js';
 import type { FileUploadSpec } from './file-uploads.js';
 import { compileParams, parseParams, type CompiledParams, type ParamsSpec } from './params.js';
+import type { MethodTarget, PathMethods } from './method-table.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
 
@@ -53,7 +54,21 @@ function fieldsOf(request: FastifyRequest): Record<string, unknown> {
   };
   take(request.query);
   take(request.body);
+  // The field that chose the method is the dispatcher's, not a parameter of the route it chose.
+  if (request.methodOverridden) delete fields.method;
   return fields;
+}
+
+/**
+ * The path's values under the route's own names. A request dispatched by its `method` field may
+ * have matched a route of the same shape that names them differently (`:user` and `:user_id`): then
+ * by position, which is the order the router reads them in.
+ */
+function pathValuesOf(request: FastifyRequest, names: readonly string[]): Record<string, string | undefined> {
+  const params = (request.params ?? {}) as Record<string, string>;
+  if (names.every((name) => name in params)) return params;
+  const values = Object.values(params);
+  return Object.fromEntries(names.map((name, i) => [name, values[i]]));
 }
 
 /** Registers a route: parameters from query and body, validated, then the handler's success envelope. */
@@ -64,34 +79,46 @@ export function defineRoute<P = Record<string, unknown>>(app: FastifyInstance, s
   const pathNames = [...spec.url.matchAll(/:([a-zA-Z_]+)/g)].map((m) => m[1]!);
   // The real server's URL patterns take digits only for an integer in the path: anything else is no route.
   const digitNames = pathNames.filter((name) => (spec.params?.properties?.[name] as { type?: unknown } | undefined)?.type === 'integer');
+  const auth = spec.auth ?? 'user';
+  const limited = spec.rateLimit !== false;
+  const target: MethodTarget = { auth, limited, files: spec.files, run };
+  // One table per app (src/http/plugins/method-override.ts): a POST's `method` field dispatches through it.
+  let methods: PathMethods | undefined;
+  if (app.hasDecorator('methodTable')) {
+    for (const method of [spec.method].flat()) methods = app.methodTable.add(app.prefix + spec.url, method, target);
+  }
   app.route({
     method: spec.method,
     url: spec.url,
-    config: { auth: spec.auth ?? 'user', limited: spec.rateLimit !== false, params: spec.params, files: spec.files },
-    handler: async (request, reply) => {
-      for (const name of digitNames) if (!/^[0-9]+$/.test((request.params as Record<string, string>)[name] ?? '')) throw errors.notFound();
-      if ((spec.auth ?? 'user') === 'user' && !request.user) throw errors.unauthorized();
-      if (spec.allow) spec.allow(request.user!);
-      const fields = fieldsOf(request);
-      for (const name of pathNames) fields[name] = (request.params as Record<string, string>)[name];
-      compiled ??= compileParams(spec.params ?? { properties: {} });
-      const { params, ignored } = parseParams<P>(compiled, fields);
-      const meta = requestMeta(request);
-      const result = await spec.handler({
-        params,
-        request,
-        reply,
-        user: request.user!,
-        realm: request.realmRow!,
-        meta,
-        ignored,
-      });
-      if (reply.sent) return reply;
-      const body: Record<string, unknown> = { result: 'success', msg: '', ...(result ?? {}) };
-      if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
-      return body;
-    },
+    config: { auth, limited, params: spec.params, files: spec.files, methods },
+    handler: (request, reply) => (request.dispatchTarget ?? target).run(request, reply),
   });
+
+  async function run(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const pathValues = pathValuesOf(request, pathNames);
+    // Not this route after all (`/messages/render` is no `/messages/{message_id}`): the path's 405, or a 404.
+    for (const name of digitNames) if (!/^[0-9]+$/.test(pathValues[name] ?? '')) throw request.server.unroutedError(request);
+    if (auth === 'user' && !request.user) throw errors.unauthorized();
+    if (spec.allow) spec.allow(request.user!);
+    const fields = fieldsOf(request);
+    for (const name of pathNames) fields[name] = pathValues[name];
+    compiled ??= compileParams(spec.params ?? { properties: {} });
+    const { params, ignored } = parseParams<P>(compiled, fields);
+    const meta = requestMeta(request);
+    const result = await spec.handler({
+      params,
+      request,
+      reply,
+      user: request.user!,
+      realm: request.realmRow!,
+      meta,
+      ignored,
+    });
+    if (reply.sent) return reply;
+    const body: Record<string, unknown> = { result: 'success', msg: '', ...(result ?? {}) };
+    if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
+    return body;
+  }
 }
 
 /** Who acts, where and when, for the commands a request runs. */

@@ -103,7 +103,7 @@ t.test('updating fields: unnamed properties keep their values; the summary limit
   t.equal(await error(100, { name: 'x' }), 'Field id 100 not found.');
   t.equal(await error(phone, { name: '' }), 'Label cannot be blank.');
   t.equal(await error(phone, { name: '*'.repeat(41) }), 'name is too long (limit: 40 characters)');
-  t.equal(await error(phone, { display_in_profile_summary: 'invalid value' }), 'display_in_profile_summary is not a boolean');
+  t.equal(await error(phone, { display_in_profile_summary: 'invalid value' }), 'Argument "display_in_profile_summary" is not valid JSON.');
   t.equal(await error(editor, { field_data: { 0: 'Vim', 1: { order: '2', text: 'Emacs' } } }), 'field_data is not a dict');
   t.equal((await s.api('PATCH', `/realm/profile_fields/${phone}`, admin, { name: 'New phone ', hint: 'Work', display_in_profile_summary: true, required: true })).status, 200);
   t.equal((await s.api('PATCH', `/realm/profile_fields/${phone}`, admin, { hint: 'New hint' })).status, 200);

@@ -64,7 +64,7 @@ t.test('PATCH /realm: bad values get the real server\'s errors and change nothin
     [{ can_access_all_users_group: 99999 }, 'Invalid user group'],
     [{ authentication_methods: { Email: false } }, 'At least one authentication method must be enabled.'],
     [{ authentication_methods: { GitHub: true } }, "Invalid authentication method: GitHub. Valid methods are: ['Email']"],
-    [{ mandatory_topics: 'maybe' }, 'mandatory_topics is not a boolean'],
+    [{ mandatory_topics: 'maybe' }, 'Argument "mandatory_topics" is not valid JSON.'],
     [{ name: 'Good', giphy_rating: 9 }, 'Invalid giphy_rating 9'],
   ];
   for (const [params, msg] of cases) {

@@ -25,7 +25,7 @@ t.test('each personal setting is checked, with the real server\'s texts', async 
     [{ email_notifications_batching_period_seconds: -1 }, 'Invalid email batching period: -1 seconds'],
     [{ email_notifications_batching_period_seconds: 0 }, 'Invalid email batching period: 0 seconds'],
     [{ email_notifications_batching_period_seconds: 7 * 24 * 60 * 60 + 10 }, 'Invalid email batching period: 604810 seconds'],
-    [{ enter_sends: 'sometimes' }, 'enter_sends is not a boolean'],
+    [{ enter_sends: 'sometimes' }, 'Argument "enter_sends" is not valid JSON.'],
   ];
   for (const [params, msg] of cases) t.same((await settings(s, member, params)).body, error(msg), JSON.stringify(params));
   // Changing nothing still succeeds; what the server does not know is listed.

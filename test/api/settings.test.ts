@@ -68,11 +68,12 @@ const NEW_VALUES: Record<string, unknown> = {
 
 /** Invalid values and the message each gets. */
 const INVALID: Array<[string, unknown, string]> = [
-  ['twenty_four_hour_time', 'maybe', 'twenty_four_hour_time is not a boolean'],
+  ['twenty_four_hour_time', 'maybe', 'Argument "twenty_four_hour_time" is not valid JSON.'],
   ['web_mark_read_on_scroll_policy', 4, 'Invalid web_mark_read_on_scroll_policy'],
   ['web_channel_default_view', 3, 'Invalid web_channel_default_view'],
   ['color_scheme', 0, 'Invalid color_scheme'],
-  ['color_scheme', 'dark', 'color_scheme is not an integer'],
+  ['color_scheme', 'dark', 'Argument "color_scheme" is not valid JSON.'],
+  ['color_scheme', '"2"', 'color_scheme is not an integer'],
   ['web_font_size_px', -1, 'Invalid web_font_size_px'],
   ['web_line_height_percent', 40000, 'Invalid web_line_height_percent'],
   ['default_language', 'xx', 'Invalid default_language'],

@@ -11,8 +11,13 @@ declare module 'fastify' {
     user: UserRow | null;
     realmRow: RealmRow | null;
   }
+  interface FastifyInstance {
+    /** Checks the request's HTTP Basic credentials and sets request.user, or throws the refusal. */
+    authenticate(request: FastifyRequest): Promise<void>;
+  }
   interface FastifyContextConfig {
-    auth?: 'user' | 'none';
+    /** 'optional': credentials are checked when presented; the handler decides whether a user is needed. */
+    auth?: 'user' | 'none' | 'optional';
     limited?: boolean;
   }
 }
@@ -65,11 +70,8 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: ServiceContext }): 
   };
   const accepts = (user: UserRow | undefined, apiKey: string): user is UserRow =>
     user !== undefined && constantTimeEqual(user.api_key, apiKey) && user.is_active;
-  app.addHook('onRequest', async (request) => {
-    const realm = await currentRealm();
-    request.realmRow = realm ?? null;
-    const auth = request.routeOptions.config?.auth;
-    if (auth !== 'user') return;
+  const authenticate = async (request: FastifyRequest): Promise<void> => {
+    const realm = request.realmRow ?? undefined;
     const credentials = basicCredentials(request);
     if (!credentials) throw errors.unauthorized();
     if (!realm) throw errors.invalidApiKey();
@@ -80,6 +82,13 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: ServiceContext }): 
     if (realm.deactivated) throw errors.realmDeactivated();
     if (!user.is_active) throw errors.userDeactivated();
     request.user = user;
+  };
+  app.decorate('authenticate', authenticate);
+  app.addHook('onRequest', async (request) => {
+    const realm = await currentRealm();
+    request.realmRow = realm ?? null;
+    const auth = request.routeOptions.config?.auth;
+    if (auth === 'user' || (auth === 'optional' && request.headers.authorization !== undefined)) await authenticate(request);
   });
 }
 

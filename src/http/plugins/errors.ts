@@ -1,6 +1,14 @@
 import fp from 'fastify-plugin';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, errors } from '../../domain/errors.js';
+import { withHead } from '../method-table.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What a request no route takes gets: 405 with the path's methods, or 404. */
+    unroutedError(request: FastifyRequest): ApiError;
+  }
+}
 
 /**
  * Errors the multipart parser raises on a malformed body (no boundary, a truncated part, a bad
@@ -51,7 +59,7 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('INTERNAL_SERVER_ERROR', 500, 'Internal server error');
 }
 
-async function errorPlugin(app: FastifyInstance, opts: { routePatterns: () => Array<{ pattern: RegExp; method: string }> }) {
+async function errorPlugin(app: FastifyInstance, opts: { routePatterns: () => Array<{ pattern: RegExp; method: string; params: number }> }) {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
@@ -63,20 +71,25 @@ async function errorPlugin(app: FastifyInstance, opts: { routePatterns: () => Ar
       .headers(apiError.headers)
       .send({ result: 'error', msg: apiError.message, code: apiError.code, ...apiError.extra });
   });
-  app.setNotFoundHandler((request, reply) => {
+  /** The methods the path has, as the real server's URL table would find its one pattern. */
+  const pathMethods = (request: FastifyRequest): string[] => {
     const path = request.url.split('?')[0]!;
-    const allowed = opts.routePatterns().filter((r) => r.pattern.test(path)).map((r) => r.method);
-    if (allowed.length > 0) {
-      void reply.status(405).header('Allow', allowed.join(', ')).send({
-        result: 'error',
-        msg: 'Method Not Allowed',
-        code: 'BAD_REQUEST',
-        allowed_methods: allowed,
-      });
-      return;
-    }
-    const error = errors.notFound();
-    void reply.status(404).send({ result: 'error', msg: error.message, code: error.code });
+    const matches = opts.routePatterns().filter((r) => r.pattern.test(path));
+    // The router takes `/users/me` before `/users/:user`: the path's methods are the most specific pattern's.
+    const fewest = Math.min(...matches.map((r) => r.params));
+    return withHead(matches.filter((r) => r.params === fewest).map((r) => r.method));
+  };
+  /** A request no route takes: a 405 when its path has other methods (json_method_not_allowed), else a 404. */
+  const unroutedError = (request: FastifyRequest): ApiError => {
+    const allowed = pathMethods(request);
+    return allowed.length > 0 ? errors.methodNotAllowed(allowed) : errors.notFound();
+  };
+  app.decorate('unroutedError', unroutedError);
+  app.setNotFoundHandler(async (request, reply) => {
+    // As the real server's rest_dispatch: OPTIONS lists the path's methods (sorted, no body, before any authentication).
+    const allowed = pathMethods(request);
+    if (request.method === 'OPTIONS' && allowed.length > 0) return reply.status(204).header('Allow', [...allowed].sort().join(', ')).send();
+    throw unroutedError(request);
   });
 }
 

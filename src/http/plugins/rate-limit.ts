@@ -12,7 +12,8 @@ async function rateLimitPlugin(app: FastifyInstance, opts: { perMinute: number }
     timeWindow: 60_000,
     hook: 'preHandler',
     keyGenerator: (request) => (request.user ? `user:${request.user.id}` : `ip:${request.ip}`),
-    allowList: (request) => request.routeOptions.config?.limited === false,
+    // A POST dispatched by its `method` field counts as the route it was dispatched to.
+    allowList: (request) => (request.dispatchTarget?.limited ?? request.routeOptions.config?.limited) === false,
     errorResponseBuilder: (_request, context) => {
       const error = errors.rateLimited(Math.max(context.ttl / 1000, 0.001));
       return Object.assign(error, { statusCode: 429 });
