@@ -23,7 +23,7 @@ async function setSystemGroup(trx: Trx, userId: number, role: number | null): Pr
 
 export const userGroupsProjection = defineProjection({
   name: 'user_groups',
-  version: 4,
+  version: 5,
   tables: ['user_groups', 'user_group_members', 'user_group_subgroups'],
   handlers: {
     UserGroupCreated: async (trx, d) => {
@@ -87,6 +87,8 @@ export const userGroupsProjection = defineProjection({
     },
     UserRoleChanged: (trx, d) => setSystemGroup(trx, d.user_id, d.role),
     UserDeactivated: (trx, d) => setSystemGroup(trx, d.user_id, null),
+    // An erased account is deactivated (5: it left its role's group as a deactivation does).
+    UserErased: (trx, d) => setSystemGroup(trx, d.user_id, null),
     UserReactivated: async (trx, d) => {
       const user = await trx.selectFrom('users').select('role').where('id', '=', d.user_id).executeTakeFirstOrThrow();
       await setSystemGroup(trx, d.user_id, user.role);

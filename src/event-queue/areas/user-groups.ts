@@ -125,6 +125,28 @@ registerTranslator('UserDeactivated', async (e, db) => {
   return membership(e.metadata.realm_id, [{ op: 'remove_members', group: await systemGroupId(db, e.metadata.realm_id, role), user: d.user_id }]);
 });
 
+/** Whether the account was active just before `event` (its last deactivation or reactivation says). */
+async function activeBefore(db: Db, event: StoredEvent): Promise<boolean> {
+  const rows = await db
+    .selectFrom('events')
+    .select('type')
+    .where('stream_id', '=', event.stream_id)
+    .where('stream_version', '<', event.stream_version)
+    .where('type', 'in', ['UserDeactivated', 'UserReactivated'])
+    .orderBy('stream_version', 'desc')
+    .limit(1)
+    .execute();
+  return rows[0]?.type !== 'UserDeactivated';
+}
+
+// Erasing an active account deactivates it: it leaves its role's group, as a deactivation does.
+registerTranslator('UserErased', async (e, db) => {
+  const d = e.data as DataOf<'UserErased'>;
+  const role = await roleBefore(db, e);
+  if (role === undefined || !(await activeBefore(db, e))) return null;
+  return membership(d.realm_id, [{ op: 'remove_members', group: await systemGroupId(db, d.realm_id, role), user: d.user_id }]);
+});
+
 registerTranslator('UserReactivated', async (e, db) => {
   const d = e.data as DataOf<'UserReactivated'>;
   const role = await roleBefore(db, e);
