@@ -319,9 +319,7 @@ export async function deleteMessage(ctx: ServiceContext, meta: RequestMeta, user
       message_content_delete_limit_seconds: (props.message_content_delete_limit_seconds as number | null | undefined) ?? null,
     }, sender?.bot_owner_id ?? null);
     const appends: StreamAppend[] = [{ streamId: messageStream(messageId), expectedVersion: row.version, events }];
-    if (row.stream_id !== null) {
-      appends.push(...(await firstMessageIdChange(ctx.db, row.stream_id, [messageId])), ...(await topicPolicyHandovers(ctx.db, [messageId], true)));
-    }
+    if (row.stream_id !== null) appends.push(...(await channelAppendsOfDeleting(ctx.db, row.stream_id, [messageId])));
     return { appends, result: undefined };
   });
   if (options.purge || deletedMessageGraceDays(realm, ctx.config.deletedMessageShredDays) === 0) {
@@ -339,14 +337,17 @@ export async function deleteMessageAsServer(ctx: ServiceContext, meta: RequestMe
     const row = await getMessageRow(ctx.db, messageId);
     if (!row) return { appends: [], result: false };
     const appends: StreamAppend[] = [{ streamId: messageStream(messageId), expectedVersion: row.version, events: [deletion([messageId], stateOf(row))] }];
-    if (row.stream_id !== null) {
-      appends.push(...(await firstMessageIdChange(ctx.db, row.stream_id, [messageId])), ...(await topicPolicyHandovers(ctx.db, [messageId], true)));
-    }
+    if (row.stream_id !== null) appends.push(...(await channelAppendsOfDeleting(ctx.db, row.stream_id, [messageId])));
     return { appends, result: true };
   });
   if (deleted.result && deletedMessageGraceDays(realm, ctx.config.deletedMessageShredDays) === 0) {
     await shredMessages(ctx, meta, realm.id, [messageId], 'deleted');
   }
+}
+
+/** What deleting channel messages changes beside them: the channel's first message id, topic preferences they sealed. */
+async function channelAppendsOfDeleting(db: Db, streamId: number, ids: number[]): Promise<StreamAppend[]> {
+  return [...(await firstMessageIdChange(db, streamId, ids)), ...(await topicPolicyHandovers(db, ids, true))];
 }
 
 /** The channel's new first_message_id when deleting `ids` takes away its first message (none otherwise). */
@@ -418,8 +419,7 @@ export async function deleteTopic(ctx: ServiceContext, meta: RequestMeta, user: 
       const event: MessagesDeleted = deletion(ids, { realm_id: realm.id, stream_id: streamId, topic: batch[0]!.topic, dm_user_ids: [] });
       const appends: StreamAppend[] = [
         { streamId: messageStream(ids[0]!), expectedVersion: undefined, events: [event] },
-        ...(await firstMessageIdChange(ctx.db, stream.id, ids)),
-        ...(await topicPolicyHandovers(ctx.db, ids, true)),
+        ...(await channelAppendsOfDeleting(ctx.db, stream.id, ids)),
       ];
       return { appends, result: undefined };
     });

@@ -92,8 +92,8 @@ export async function sendMoveNotices(ctx: ServiceContext, meta: RequestMeta, ac
   const topicChanged = move.fromTopic !== move.toTopic;
   const resolved = topicChanged && move.requestedTopic !== null ? resolution(move.fromTopic, move.requestedTopic, move.toTopic) : null;
   const user = silentMention(actor);
-  const post = async (stream: StreamRow, topic: string, content: string): Promise<number> =>
-    (await sendMessage(ctx, { ...meta, client: INTERNAL_CLIENT }, bot, realm, { type: 'stream', to: stream.id, topic, content, read_for_user_ids: [actor.id] })).id;
+  const post = async (stream: StreamRow, topic: string, content: string, readFor = [actor.id]): Promise<number> =>
+    (await sendMessage(ctx, { ...meta, client: INTERNAL_CLIENT }, bot, realm, { type: 'stream', to: stream.id, topic, content, read_for_user_ids: readFor })).id;
 
   let resolveNoticeId: number | null = null;
   if (resolved !== null && !streamChanged && !move.contentChanged && !(await tookBackRecentResolveNotice(ctx, meta, realm, bot, from, move.toTopic))) {
@@ -101,9 +101,7 @@ export async function sendMoveNotices(ctx: ServiceContext, meta: RequestMeta, ac
     const participants = await participantsOf(ctx.db, move.movedIds);
     const subscribers = await ctx.db.selectFrom('subscriptions').select('user_id').where('stream_id', '=', from.id).where('active', '=', true).execute();
     const readFor = [actor.id, ...subscribers.map((r) => r.user_id).filter((id) => !participants.has(id))];
-    resolveNoticeId = (await sendMessage(ctx, { ...meta, client: INTERNAL_CLIENT }, bot, realm, {
-      type: 'stream', to: from.id, topic: move.toTopic, content: `${user} has marked this topic as ${resolved}.`, read_for_user_ids: readFor,
-    })).id;
+    resolveNoticeId = await post(from, move.toTopic, `${user} has marked this topic as ${resolved}.`, readFor);
   }
   const count = move.movedIds.length;
   if (notices.newThread && (streamChanged || (topicChanged && resolved === null))) {

@@ -77,19 +77,28 @@ async function systemGroupId(db: Db, realmId: number, role: number): Promise<num
   return row?.id;
 }
 
-/** The user's role just before this event of their stream (roles live on the user stream). */
-async function roleBefore(db: Db, event: StoredEvent): Promise<number | undefined> {
-  const rows = await db
+/** The latest event of `types` on this event's (user) stream before it. */
+async function lastBefore(db: Db, event: StoredEvent, types: string[]): Promise<{ type: string; data: unknown } | undefined> {
+  return db
     .selectFrom('events')
     .select(['type', 'data'])
     .where('stream_id', '=', event.stream_id)
     .where('stream_version', '<', event.stream_version)
-    .where('type', 'in', ['UserCreated', 'UserRoleChanged'])
+    .where('type', 'in', types)
     .orderBy('stream_version', 'desc')
     .limit(1)
-    .execute();
-  const data = rows[0]?.data as { role?: number } | undefined;
+    .executeTakeFirst();
+}
+
+/** The user's role just before this event of their stream (roles live on the user stream). */
+async function roleBefore(db: Db, event: StoredEvent): Promise<number | undefined> {
+  const data = (await lastBefore(db, event, ['UserCreated', 'UserRoleChanged']))?.data as { role?: number } | undefined;
   return data?.role;
+}
+
+/** Whether the account was active just before `event` (its last deactivation or reactivation says). */
+async function activeBefore(db: Db, event: StoredEvent): Promise<boolean> {
+  return (await lastBefore(db, event, ['UserDeactivated', 'UserReactivated']))?.type !== 'UserDeactivated';
 }
 
 function membership(realmId: number, changes: Array<{ op: 'add_members' | 'remove_members'; group: number | undefined; user: number }>): PreparedEvent | null {
@@ -124,20 +133,6 @@ registerTranslator('UserDeactivated', async (e, db) => {
   if (role === undefined) return null;
   return membership(e.metadata.realm_id, [{ op: 'remove_members', group: await systemGroupId(db, e.metadata.realm_id, role), user: d.user_id }]);
 });
-
-/** Whether the account was active just before `event` (its last deactivation or reactivation says). */
-async function activeBefore(db: Db, event: StoredEvent): Promise<boolean> {
-  const rows = await db
-    .selectFrom('events')
-    .select('type')
-    .where('stream_id', '=', event.stream_id)
-    .where('stream_version', '<', event.stream_version)
-    .where('type', 'in', ['UserDeactivated', 'UserReactivated'])
-    .orderBy('stream_version', 'desc')
-    .limit(1)
-    .execute();
-  return rows[0]?.type !== 'UserDeactivated';
-}
 
 // Erasing an active account deactivates it: it leaves its role's group, as a deactivation does.
 registerTranslator('UserErased', async (e, db) => {
