@@ -1,6 +1,7 @@
 import { systemMeta } from '../services/forgetting.js';
 import { syncFullMembers } from '../services/full-members.js';
 import type { ServiceContext } from '../services/context.js';
+import { PeriodicPass } from './periodic-pass.js';
 
 /** A minute after start: a restart neither skips a pass for long nor runs one in the middle of starting. */
 const FIRST_PASS_DELAY_MS = 60_000;
@@ -19,9 +20,7 @@ export interface PromotionResult {
  * on the new membership and finds nothing left to do.
  */
 export class FullMembersPromotion {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = true;
+  private readonly passes = new PeriodicPass(() => this.runOnce());
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -30,27 +29,13 @@ export class FullMembersPromotion {
 
   /** One pass a minute after start, then every `intervalSeconds` (0: never on its own). */
   start(intervalSeconds: number): void {
-    if (intervalSeconds <= 0 || !this.stopped) return;
-    this.stopped = false;
-    const tick = () => {
-      this.timer = undefined;
-      if (this.stopped) return;
-      const pass = this.runOnce();
-      this.running = pass;
-      void pass.finally(() => {
-        if (this.running === pass) this.running = undefined;
-        if (!this.stopped) this.timer = setTimeout(tick, intervalSeconds * 1000).unref();
-      });
-    };
-    this.timer = setTimeout(tick, Math.min(FIRST_PASS_DELAY_MS, intervalSeconds * 1000)).unref();
+    if (intervalSeconds <= 0) return;
+    this.passes.start(Math.min(FIRST_PASS_DELAY_MS, intervalSeconds * 1000), intervalSeconds * 1000);
   }
 
   /** Stops passing and waits for a pass in progress to finish. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 
   /** One pass over every active organization at `now`; an organization that fails is tried again next pass. */

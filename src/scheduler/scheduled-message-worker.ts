@@ -1,6 +1,7 @@
 import { dueScheduledMessageIds } from '../read/scheduled-messages.js';
 import { deliverScheduledMessage } from '../services/scheduled-messages.js';
 import type { ServiceContext } from '../services/context.js';
+import { PeriodicPass } from './periodic-pass.js';
 
 const BATCH = 100;
 
@@ -25,9 +26,9 @@ export interface TickResult {
  * came due while the server was down (up to the late cutoff; older ones fail, as on the real server).
  */
 export class ScheduledMessageWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = true;
+  private readonly passes: PeriodicPass = new PeriodicPass((): Promise<unknown> =>
+    this.runOnce(this.now(), () => this.passes.active).catch((error) => this.options.onError?.(error, null)),
+  );
   private readonly intervalMs: number;
   private readonly now: () => Date;
 
@@ -40,17 +41,12 @@ export class ScheduledMessageWorker {
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
+    this.passes.start(0, this.intervalMs);
   }
 
   /** Stops ticking and waits for a delivery in progress to finish. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.passes.stop();
   }
 
   /** Delivers every message due at `now`; returns what it did. */
@@ -73,19 +69,5 @@ export class ScheduledMessageWorker {
         }
       }
     }
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      const tick = this.runOnce(this.now(), () => !this.stopped).catch((error) => this.options.onError?.(error, null));
-      this.running = tick;
-      void tick.finally(() => {
-        if (this.running === tick) this.running = undefined;
-        this.schedule(this.intervalMs);
-      });
-    }, delayMs);
-    this.timer.unref?.();
   }
 }
