@@ -4,6 +4,7 @@ import { errors } from '../domain/errors.js';
 import type { UserRow } from '../read/users.js';
 import type { RealmRow } from '../read/realm.js';
 import type { RequestMeta } from '../services/context.js';
+import { clientName } from './client-name.js';
 import type { FileUploadSpec } from './file-uploads.js';
 import { compileParams, parseParams, type CompiledParams, type ParamsSpec } from './params.js';
 import type { MethodTarget, PathMethods } from './method-table.js';
@@ -56,6 +57,8 @@ function fieldsOf(request: FastifyRequest): Record<string, unknown> {
   take(request.body);
   // The field that chose the method is the dispatcher's, not a parameter of the route it chose.
   if (request.methodOverridden) delete fields.method;
+  // So is the client's name (requestMeta).
+  delete fields.client;
   return fields;
 }
 
@@ -126,14 +129,18 @@ export function requestMeta(request: FastifyRequest): RequestMeta {
   return {
     actorId: request.user?.id ?? null,
     realmId: request.realmRow?.id ?? 1,
-    client: clientName(request),
+    client: clientName(requestedClient(request), request.headers['user-agent']),
     requestId: request.id ?? randomUUID(),
     now: new Date(),
   };
 }
 
-function clientName(request: FastifyRequest): string {
-  const agent = request.headers['user-agent'] ?? '';
-  const name = /^([^/\s]+)/.exec(agent)?.[1];
-  return (name ?? 'API').slice(0, 30);
+/** A `client` parameter, from the query string or the body (a multipart field included). */
+function requestedClient(request: FastifyRequest): unknown {
+  const fromQuery = (request.query as Record<string, unknown> | undefined)?.client;
+  if (fromQuery !== undefined) return fromQuery;
+  const body = request.body as Record<string, unknown> | undefined;
+  if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) return undefined;
+  const value = body.client;
+  return value && typeof value === 'object' && 'type' in value ? (value as { value?: unknown }).value : value;
 }

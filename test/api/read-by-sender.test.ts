@@ -34,3 +34,20 @@ t.test('the client decides whether the sender has read their own message', async
   t.ok(await readFor(s, alice, await sendAs(s, alice, 'curl/8.5.0', { read_by_sender: 'true' })), 'asked for: read');
   t.notOk(await readFor(s, alice, await sendAs(s, alice, 'ZulipMobile/27.192', { read_by_sender: 'false' })), 'asked for: unread');
 });
+
+t.test("a message's client: the `client` parameter, else the User-Agent's name (no User-Agent: test/unit/http/client-name.test.ts)", async (t) => {
+  const s = await startTestServer(t);
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  await createChannel(s, alice, 'general', []);
+  const clientOf = async (id: number) => (await s.api('GET', `/messages/${id}`, alice)).body.message.client as string;
+  t.equal(await clientOf(await sendAs(s, alice, 'ZulipMobile/27.192 (Android 14)')), 'ZulipMobile');
+  t.equal(await clientOf(await sendAs(s, alice, 'Zulip Terminal/0.7.0 (Linux)')), 'Zulip Terminal', 'a name may hold a space');
+  t.equal(await clientOf(await sendAs(s, alice, 'python-requests/2.31.0')), 'python-requests');
+  const named = await sendAs(s, alice, 'curl/8.5.0', { client: 'ZulipMobile' });
+  t.equal(await clientOf(named), 'ZulipMobile', 'the parameter wins over the User-Agent');
+  t.ok(await readFor(s, alice, named), 'and decides read_by_sender as the client it names');
+  const r = await s.api('POST', '/messages', alice, { type: 'stream', to: 'general', topic: 'own', content: 'x', client: 'my-bot' });
+  t.equal(r.status, 200);
+  t.notOk(r.body.ignored_parameters_unsupported, 'client is no ignored parameter');
+  t.equal(await clientOf(r.body.id), 'my-bot');
+});
