@@ -69,6 +69,7 @@ async function foldAndCompare(t: Test, s: TestServer, user: TestUser, before: Re
     includeSubscribers: [true, 'true', 'partial'].includes(registerParams.include_subscribers as never),
   };
   for (const event of events) applyEvent(state, event, ctx);
+  if (!capabilityOf(registerParams, 'notification_settings_null')) inheritNotificationSettings(state, await userSettingsOf(s, user));
   const after = await s.api('POST', '/register', user, registerParams);
   const ignored = [...ALWAYS_IGNORED, ...(options.ignoreKeys ?? [])];
   for (const key of ignored) {
@@ -92,4 +93,28 @@ function normalize(value: unknown): unknown {
     return out;
   }
   return value;
+}
+
+function capabilityOf(registerParams: Record<string, unknown>, name: string): boolean {
+  const given = registerParams.client_capabilities;
+  const capabilities = typeof given === 'string' ? (JSON.parse(given) as Record<string, unknown>) : (given as Record<string, unknown> | undefined);
+  return capabilities?.[name] === true;
+}
+
+/**
+ * As the real verify_action post-processes the folded state for a client without notification_settings_null:
+ * a subscription's null notification setting (one an event brought) reads as the user's default.
+ */
+function inheritNotificationSettings(state: Record<string, any>, settings: Record<string, unknown>): void {
+  for (const entry of [...(state.subscriptions ?? []), ...(state.unsubscribed ?? [])]) {
+    for (const kind of ['desktop', 'audible', 'push', 'email']) {
+      if (entry[`${kind}_notifications`] === null) entry[`${kind}_notifications`] = settings[`enable_stream_${kind}_notifications`];
+    }
+  }
+}
+
+/** The user's settings now, as the real verify_action reads them from the user's row. */
+async function userSettingsOf(s: TestServer, user: TestUser): Promise<Record<string, unknown>> {
+  const r = await s.api('POST', '/register', user, { fetch_event_types: ['user_settings'], event_types: ['heartbeat'], client_capabilities: { user_settings_object: true } });
+  return r.body.user_settings as Record<string, unknown>;
 }

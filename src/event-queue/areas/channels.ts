@@ -2,6 +2,7 @@ import type { DataOf } from '../../domain/events.js';
 import type { Db } from '../../db/database.js';
 import { registerTranslator } from '../translators.js';
 import { streamRowFromCreated } from '../../read/channels.js';
+import { withInheritedNotificationSettings } from '../stream-notification-defaults.js';
 import { registerSection } from '../sections.js';
 import { Role } from '../../domain/roles.js';
 import { StreamPostPolicy } from '../../domain/channels/decider.js';
@@ -151,7 +152,9 @@ registerTranslator('UserTopicPolicySet', async (event) => {
 
 registerSection('subscription', async ({ trx, user, realm, options }) => {
   const viewer = { user_id: user.id, role: user.role, realm_id: realm.id };
-  return { ...(await gatherSubscriptions(trx as Db, viewer, options.include_subscribers, nowSeconds())) };
+  const lists = await gatherSubscriptions(trx as Db, viewer, options.include_subscribers, nowSeconds());
+  if (!options.client_capabilities.notification_settings_null) withInheritedNotificationSettings([...lists.subscriptions, ...lists.unsubscribed], user);
+  return { ...lists };
 });
 
 registerSection('stream', async ({ trx, user, realm }) => {
