@@ -23,7 +23,7 @@ export function highlightHtmlDifferences(previous: string, current: string): str
 }
 
 /** lxml's htmldiff: the new HTML with <ins> and <del> around what changed. */
-export function htmldiff(previous: string, current: string): string {
+function htmldiff(previous: string, current: string): string {
   const chunks = diffTokens(tokenize(previous), tokenize(current));
   const nodes = parseOwnMarkup(joinChunks(chunks));
   moveInsDelIntoBlocks(nodes);
