@@ -35,6 +35,8 @@ import { isAdminRole } from '../domain/roles.js';
 import { waitingPeriodDays, withinWaitingPeriod } from '../domain/user-groups/full-members.js';
 import { deletedMessageGraceDays, shredMessages } from './forgetting.js';
 import { isDbInt } from '../domain/ids.js';
+import { highlightHtmlDifferences } from '../domain/messages/html-diff.js';
+import { SHREDDED } from '../eventstore/crypto/envelope.js';
 import { sendMoveNotices, type MoveOutcome } from './move-notifications.js';
 import { movedWholeTopic, moveTopicPolicies } from './move-topic-policies.js';
 import { topicPolicyHandovers } from './topic-policy-handover.js';
@@ -273,24 +275,30 @@ function isFullMember(user: UserRow, realm: RealmRow, now: Date): boolean {
   return !withinWaitingPeriod(user.date_joined, waitingPeriodDays(realm.properties), now);
 }
 
-/** GET /messages/{message_id}/history: the versions of a message, oldest first. */
+/**
+ * GET /messages/{message_id}/history: the versions of a message, oldest first (the real server's
+ * fill_edit_history_entries). Each entry holds the topic and content after its edit, what the edit
+ * changed, and for a content edit the highlighted differences from the version before.
+ */
 export async function messageHistory(db: Db, user: UserRow, realm: RealmRow, messageId: number): Promise<Array<Record<string, unknown>>> {
-  const row = await requireVisibleMessage(db, user, messageId);
+  // The organization's setting is checked before the message is looked up, as on the real server.
   if ((realm.properties as Record<string, unknown>).allow_edit_history === false) throw errors.badRequest('Message edit history is disabled in this organization');
+  const row = await requireVisibleMessage(db, user, messageId);
   // Walk back from the current version: each entry records what it replaced.
   const cur = { content: row.content, rendered: row.rendered_content, topic: row.topic };
   const versions: Array<Record<string, unknown>> = [];
   for (const entry of (row.edit_history as Array<Record<string, any>> | null) ?? []) {
-    const v: Record<string, unknown> = { topic: cur.topic, content: cur.content, rendered_content: cur.rendered, timestamp: entry.timestamp, user_id: entry.user_id };
-    if (entry.prev_content !== undefined) {
-      v.prev_content = entry.prev_content;
-      v.prev_rendered_content = entry.prev_rendered_content;
-      cur.content = entry.prev_content;
-      cur.rendered = entry.prev_rendered_content;
-    }
+    const v: Record<string, unknown> = { content: cur.content, rendered_content: cur.rendered, timestamp: entry.timestamp, topic: cur.topic, user_id: entry.user_id };
     if (entry.prev_topic !== undefined) {
       v.prev_topic = entry.prev_topic;
       cur.topic = entry.prev_topic;
+    }
+    if (entry.prev_content !== undefined) {
+      v.prev_content = entry.prev_content;
+      v.prev_rendered_content = entry.prev_rendered_content;
+      v.content_html_diff = contentHtmlDiff(entry.prev_rendered_content, cur.rendered);
+      cur.content = entry.prev_content;
+      cur.rendered = entry.prev_rendered_content;
     }
     if (entry.prev_stream !== undefined) {
       v.prev_stream = entry.prev_stream;
@@ -298,7 +306,17 @@ export async function messageHistory(db: Db, user: UserRow, realm: RealmRow, mes
     }
     versions.unshift(v);
   }
-  return [{ topic: cur.topic, content: cur.content, rendered_content: cur.rendered, timestamp: Number(row.date_sent), user_id: row.sender_id }, ...versions];
+  return [{ content: cur.content, rendered_content: cur.rendered, timestamp: Number(row.date_sent), topic: cur.topic, user_id: row.sender_id }, ...versions];
+}
+
+/**
+ * A forgotten version reads as the shredded marker, and so does its difference: the diff is made of
+ * the two versions' own words, so it never shows one that is shredded (both sides of an edit are
+ * sealed under the message's one key, and go together).
+ */
+function contentHtmlDiff(previous: unknown, current: string): string {
+  if (previous === SHREDDED || current === SHREDDED) return `<div>${SHREDDED}</div>`;
+  return highlightHtmlDifferences(typeof previous === 'string' ? previous : '', current);
 }
 
 /**

@@ -190,7 +190,10 @@ t.test('XSS corpus through messages, topics, linkifiers, channel descriptions an
     t.equal(edited.status, 200, `edit #${i}`);
     const after = await s.api('GET', `/messages/${sent.body.id}`, alice);
     check(`edited message #${i}`, after.body.message?.content);
-    checked += 3;
+    // The edit history's highlighted differences are rebuilt from both versions' HTML.
+    const diffs = await s.api('GET', `/messages/${sent.body.id}/history`, alice);
+    for (const h of (diffs.body.message_history as Array<Record<string, unknown>> | undefined) ?? []) check(`history diff #${i}`, h.content_html_diff);
+    checked += 4;
   }
   // Messages read in bulk (the path clients use) carry the same rendering.
   const page = await s.api('GET', '/messages', alice, { anchor: 'newest', num_before: 1000, num_after: 0, narrow: [{ operator: 'channel', operand: channel }] });
@@ -202,6 +205,7 @@ t.test('XSS corpus through messages, topics, linkifiers, channel descriptions an
   for (const [j, h] of ((history.body.message_history as Array<Record<string, unknown>>) ?? []).entries()) {
     check(`history ${j}`, h.rendered_content);
     check(`history ${j} prev`, h.prev_rendered_content);
+    check(`history ${j} diff`, h.content_html_diff);
   }
 
   // Channel descriptions: on creation and on change, as listed and as delivered in events.
