@@ -24,6 +24,8 @@ import { emojiImageRoutes } from './http/routes/realm-emoji.js';
 import { emailConfirmationRoutes } from './http/routes/settings.js';
 import { avatarRedirectRoutes, thumbnailRoutes } from './http/routes/redirects.js';
 import auditConsole from './audit-console/plugin.js';
+import { jsonSurface } from './http/json-surface.js';
+import { JSON_PREFIX } from './http/route.js';
 import type { AppServices } from './http/services.js';
 import type { ParamsSpec } from './http/params.js';
 import './event-queue/areas/index.js';
@@ -38,6 +40,8 @@ export interface RegisteredRoute {
   method: string;
   url: string;
   auth: 'user' | 'none';
+  /** Spectators may call it too, under /json (RouteSpec.spectator). */
+  spectators: boolean;
   /** The declared parameters (routes made with defineRoute), for the fuzzer and the docs. */
   params?: ParamsSpec;
 }
@@ -55,19 +59,22 @@ async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
   const routes: RegisteredRoute[] = [];
   fastify.decorate('apiRoutes', routes);
   fastify.addHook('onRoute', (route) => {
-    const config = route.config as { auth?: 'user' | 'none'; params?: ParamsSpec; overrideCarrier?: boolean } | undefined;
+    const config = route.config as { auth?: 'user' | 'none' | 'spectator'; spectators?: boolean; params?: ParamsSpec; overrideCarrier?: boolean } | undefined;
     // A carrier of `method` overrides is no method of its path (src/http/plugins/method-override.ts).
     if (config?.overrideCarrier) return;
+    // The /json surface repeats some API routes for spectators; the API's paths are the /api/v1 ones.
+    if (config?.auth === 'spectator') return;
     // An integer in the path takes digits only, as the real server's <int:...> converters (defineRoute's check).
     const isInteger = (name: string) => (config?.params?.properties[name] as { type?: unknown } | undefined)?.type === 'integer';
-    const source = route.url.replace(/:([a-zA-Z_]+)/g, (_, name: string) => (isInteger(name) ? '[0-9]+' : '[^/]+'));
+    // A trailing `*` (a file's path) is the rest of the path.
+    const source = route.url.replace(/:([a-zA-Z_]+)/g, (_, name: string) => (isInteger(name) ? '[0-9]+' : '[^/]+')).replace(/\*$/, '.+');
     for (const method of [route.method].flat()) {
       if (method === 'HEAD') continue;
       patterns.push({ pattern: new RegExp(`^${source}/?$`), method, params: (route.url.match(/:[a-zA-Z_]+/g) ?? []).length });
-      routes.push({ method, url: route.url, auth: config?.auth ?? 'none', params: config?.params });
+      routes.push({ method, url: route.url, auth: config?.auth ?? 'none', spectators: config?.spectators === true, params: config?.params });
     }
   });
-  await fastify.register(errorPlugin, { routePatterns: () => patterns });
+  await fastify.register(errorPlugin, { routePatterns: () => patterns, surfaces: { json: JSON_PREFIX, api: API_PREFIX } });
   await fastify.register(jsonReplyPlugin);
   await fastify.register(metricsPlugin, { services: opts.services });
   await fastify.register(healthRoutes, { services: opts.services });
@@ -101,6 +108,7 @@ async function app(fastify: FastifyInstance, opts: AppOptions): Promise<void> {
     },
     { prefix: API_PREFIX },
   );
+  await fastify.register(jsonSurface, { services: opts.services, prefix: JSON_PREFIX });
   registerOverrideCarriers(fastify);
 }
 

@@ -15,6 +15,40 @@ export interface Viewer {
 
 export type StreamRow = Selectable<StreamsTable>;
 
+// ---- Spectators ----
+
+/**
+ * A spectator (the real server's AnonymousUser: someone without an account reading web-public
+ * channels) as a viewer: id 0, which no account has (ids come from sequences starting at 1), and a
+ * guest's role, as the real server's stand-in for spectators has. Everything that decides what a
+ * viewer sees asks isSpectator first where a spectator's rule differs.
+ */
+export const SPECTATOR_ID = 0;
+
+export function spectatorViewer(realmId: number): Viewer {
+  return { user_id: SPECTATOR_ID, role: Role.GUEST, realm_id: realmId };
+}
+
+export const isSpectator = (viewer: Viewer): boolean => viewer.user_id === SPECTATOR_ID;
+
+/**
+ * Web-public channels are readable by spectators only while the server setting
+ * (WEB_PUBLIC_STREAMS_ENABLED) and the organization's enable_spectator_access are both on
+ * (the real server's Realm.web_public_streams_enabled).
+ */
+export function spectatorAccessEnabled(realm: { properties: unknown }, serverSetting: boolean): boolean {
+  return serverSetting && (realm.properties as Record<string, unknown>).enable_spectator_access === true;
+}
+
+/**
+ * A channel a spectator may read: web-public, not archived, public and with public history (the
+ * real server's get_web_public_streams_queryset, which asks for all four rather than trust
+ * is_web_public to imply the others). webPublicStreamIdsSql is the same rule in SQL.
+ */
+export function isWebPublicStream(stream: StreamRow): boolean {
+  return stream.is_web_public && !stream.deactivated && !stream.invite_only && stream.history_public_to_subscribers;
+}
+
 export async function isSubscribed(db: Db, userId: number, streamId: number): Promise<boolean> {
   const row = await db
     .selectFrom('subscriptions')
@@ -28,6 +62,7 @@ export async function isSubscribed(db: Db, userId: number, streamId: number): Pr
 /** May the viewer know the channel exists (name, description, metadata)? */
 export function canSeeStreamMetadata(viewer: Viewer, stream: StreamRow, subscribed: boolean): boolean {
   if (stream.realm_id !== viewer.realm_id) return false;
+  if (isSpectator(viewer)) return isWebPublicStream(stream);
   if (subscribed) return true;
   if (viewer.role === Role.GUEST) return stream.is_web_public;
   if (!stream.invite_only) return true;
@@ -38,6 +73,7 @@ export function canSeeStreamMetadata(viewer: Viewer, stream: StreamRow, subscrib
 /** May the viewer read the channel's messages (history rules are applied per message by the caller)? */
 export function canReadStreamContent(viewer: Viewer, stream: StreamRow, subscribed: boolean): boolean {
   if (stream.realm_id !== viewer.realm_id) return false;
+  if (isSpectator(viewer)) return isWebPublicStream(stream);
   if (subscribed) return true;
   if (stream.invite_only) return false;
   return viewer.role !== Role.GUEST || stream.is_web_public;
@@ -61,6 +97,8 @@ export async function subscriberIds(db: Db, streamId: number): Promise<number[]>
  */
 export function canSeeSubscribers(viewer: Viewer, stream: StreamRow, subscribed: boolean): boolean {
   if (stream.realm_id !== viewer.realm_id) return false;
+  // The real server refuses include_subscribers to spectators.
+  if (isSpectator(viewer)) return false;
   if (stream.is_web_public) return true;
   if (viewer.role === Role.GUEST) return subscribed;
   if (isAdminRole(viewer.role)) return true;
@@ -69,7 +107,7 @@ export function canSeeSubscribers(viewer: Viewer, stream: StreamRow, subscribed:
 
 /** May the viewer subscribe themself (or be the one adding others)? Subscribers, web-public, or public for non-guests. */
 export function canJoinStream(viewer: Viewer, stream: StreamRow, subscribed: boolean): boolean {
-  if (stream.realm_id !== viewer.realm_id || stream.deactivated) return false;
+  if (stream.realm_id !== viewer.realm_id || stream.deactivated || isSpectator(viewer)) return false;
   if (subscribed || stream.is_web_public) return true;
   return !stream.invite_only && viewer.role !== Role.GUEST;
 }
@@ -94,6 +132,7 @@ export function canReadMessage(
   access: MessageAccessFacts,
 ): boolean {
   if (message.realm_id !== viewer.realm_id) return false;
+  if (isSpectator(viewer)) return spectatorMayRead(viewer, message, access);
   if (message.stream_id === null) return access.dmParticipant;
   if (access.received) return true;
   const stream = access.stream;
@@ -122,6 +161,7 @@ export function canAccessMessage(
   access: MessageAccessFacts,
 ): boolean {
   if (message.realm_id !== viewer.realm_id) return false;
+  if (isSpectator(viewer)) return spectatorMayRead(viewer, message, access);
   if (message.stream_id === null) return access.dmParticipant;
   const stream = access.stream;
   if (!stream || stream.realm_id !== viewer.realm_id) return false;
@@ -139,8 +179,23 @@ export function canModifyMessage(
   message: { realm_id: number; stream_id: number | null },
   access: MessageAccessFacts,
 ): boolean {
+  // A spectator reads; nothing a spectator does changes anything.
+  if (isSpectator(viewer)) return false;
   if (message.stream_id !== null && (!access.stream || access.stream.deactivated)) return false;
   return canAccessMessage(viewer, message, access);
+}
+
+/** A spectator reads a message in a web-public channel of the organization, and nothing else (no direct message). */
+function spectatorMayRead(viewer: Viewer, message: { realm_id: number; stream_id: number | null }, access: MessageAccessFacts): boolean {
+  const stream = access.stream;
+  return message.stream_id !== null && stream !== undefined && stream.id === message.stream_id
+    && stream.realm_id === viewer.realm_id && isWebPublicStream(stream);
+}
+
+/** Ids of the organization's channels a spectator may read (isWebPublicStream), as a subquery. */
+export function webPublicStreamIdsSql(realmId: number): RawBuilder<unknown> {
+  return sql`(SELECT st.id FROM streams st WHERE st.realm_id = ${realmId} AND st.is_web_public
+    AND NOT st.deactivated AND NOT st.invite_only AND st.history_public_to_subscribers)`;
 }
 
 /** Users who received a channel message (subscribed when it was sent): the audience of its events. */

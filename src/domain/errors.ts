@@ -22,6 +22,17 @@ export const errors = {
     new ApiError('UNAUTHORIZED', 401, 'Not logged in: API authentication or user session required', {}, {
       'WWW-Authenticate': 'Basic realm="zulip"',
     }),
+  /**
+   * The same refusal on the web app's /json surface, which asks for a session (the real server's
+   * json_unauthorized(www_authenticate='session')). This server has no sessions: a /json request is a
+   * spectator's, and this is the answer wherever spectators are not admitted.
+   */
+  notLoggedInSession: () =>
+    new ApiError('UNAUTHORIZED', 401, 'Not logged in: API authentication or user session required', {}, {
+      'WWW-Authenticate': 'Session realm="zulip"',
+    }),
+  /** No organization answers at this address (the real server's InvalidSubdomainError). */
+  invalidSubdomain: () => new ApiError('NONEXISTENT_SUBDOMAIN', 404, 'Invalid subdomain'),
   invalidApiKey: () => new ApiError('INVALID_API_KEY', 401, 'Invalid API key', {}, { 'WWW-Authenticate': 'Basic realm="zulip"' }),
   userDeactivated: () => new ApiError('USER_DEACTIVATED', 401, 'Account is deactivated'),
   realmDeactivated: () => new ApiError('REALM_DEACTIVATED', 401, 'This organization has been deactivated'),

@@ -37,6 +37,11 @@ export async function fetchSections(ctx: SectionContext): Promise<Record<string,
   return state;
 }
 
+/** The fetcher registered for a section, if any (a spectator's state reuses those that read no user data). */
+export function sectionFetcher(name: string): SectionFetcher | undefined {
+  return sections.get(name);
+}
+
 export function knownSections(): string[] {
   return [...sections.keys()];
 }

@@ -8,6 +8,14 @@ import { clientName } from './client-name.js';
 import type { FileUploadSpec } from './file-uploads.js';
 import { compileParams, parseParams, type CompiledParams, type ParamsSpec } from './params.js';
 import type { MethodTarget, PathMethods } from './method-table.js';
+import { spectatorViewer, type Viewer } from '../visibility.js';
+
+/**
+ * The web app's surface. The real server serves every API path under /json too, authenticated by
+ * a session cookie and never by Basic credentials; this server has no sessions, so a /json request
+ * is always a spectator's, and only routes that admit spectators exist there (src/http/json-surface.ts).
+ */
+export const JSON_PREFIX = '/json';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
 
@@ -20,6 +28,17 @@ export interface RouteContext<P> {
   realm: RealmRow;
   meta: RequestMeta;
   /** Parameters the route does not know (for a handler that writes its reply itself). */
+  ignored: readonly string[];
+}
+
+/** What a route's spectator handler gets: no user, and the organization whose web-public channels are read. */
+export interface SpectatorContext<P> {
+  params: P;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  realm: RealmRow;
+  /** The spectator as a viewer (src/visibility.ts): every read it is passed to applies a spectator's rules. */
+  viewer: Viewer;
   ignored: readonly string[];
 }
 
@@ -37,6 +56,13 @@ export interface RouteSpec<P> {
   /** Who may call the route: throws the refusal. Checked before the parameters, as the real server's role checks are. */
   allow?(user: UserRow): void;
   handler(ctx: RouteContext<P>): Promise<Record<string, unknown> | void>;
+  /**
+   * Spectators may call the route too (the real server's allow_anonymous_user_web view flag): under
+   * /json only, as on the real server (/api/v1 without credentials stays a 401), once the server and the
+   * organization admit spectators (admitSpectator, after the parameters are checked). This handler
+   * answers them; a route without it has no spectator answer at all.
+   */
+  spectator?(ctx: SpectatorContext<P>): Promise<Record<string, unknown> | void>;
 }
 
 function fieldsOf(request: FastifyRequest): Record<string, unknown> {
@@ -82,8 +108,21 @@ export function defineRoute<P = Record<string, unknown>>(app: FastifyInstance, s
   const pathNames = [...spec.url.matchAll(/:([a-zA-Z_]+)/g)].map((m) => m[1]!);
   // The real server's URL patterns take digits only for an integer in the path: anything else is no route.
   const digitNames = pathNames.filter((name) => (spec.params?.properties?.[name] as { type?: unknown } | undefined)?.type === 'integer');
-  const auth = spec.auth ?? 'user';
   const limited = spec.rateLimit !== false;
+  const onJson = app.prefix === JSON_PREFIX || app.prefix.startsWith(`${JSON_PREFIX}/`);
+  if (onJson) {
+    // Only routes that admit spectators exist under /json; every other path answers there as src/http/json-surface.ts says.
+    const spectator = spec.spectator;
+    if (!spectator) return;
+    app.route({
+      method: spec.method,
+      url: spec.url,
+      config: { auth: 'spectator', limited, params: spec.params },
+      handler: (request, reply) => runForSpectator(request, reply, spectator),
+    });
+    return;
+  }
+  const auth = spec.auth ?? 'user';
   const target: MethodTarget = { auth, limited, files: spec.files, run };
   // One table per app (src/http/plugins/method-override.ts): a POST's `method` field dispatches through it.
   let methods: PathMethods | undefined;
@@ -93,20 +132,45 @@ export function defineRoute<P = Record<string, unknown>>(app: FastifyInstance, s
   app.route({
     method: spec.method,
     url: spec.url,
-    config: { auth, limited, params: spec.params, files: spec.files, methods },
+    config: { auth, limited, params: spec.params, files: spec.files, methods, spectators: spec.spectator !== undefined },
     handler: (request, reply) => (request.dispatchTarget ?? target).run(request, reply),
   });
 
-  async function run(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  /** The path's values; before anything else, the path's 405 or 404 if it is not this route after all. */
+  function pathOf(request: FastifyRequest): Record<string, string | undefined> {
     const pathValues = pathValuesOf(request, pathNames);
-    // Not this route after all (`/messages/render` is no `/messages/{message_id}`): the path's 405, or a 404.
+    // `/messages/render` is no `/messages/{message_id}`.
     for (const name of digitNames) if (!/^[0-9]+$/.test(pathValues[name] ?? '')) throw request.server.unroutedError(request);
-    if (auth === 'user' && !request.user) throw errors.unauthorized();
-    if (spec.allow) spec.allow(request.user!);
+    return pathValues;
+  }
+
+  /** The route's parameters from the request, validated (path values under the route's own names). */
+  function parse(request: FastifyRequest, pathValues: Record<string, string | undefined>): { params: P; ignored: string[] } {
     const fields = fieldsOf(request);
     for (const name of pathNames) fields[name] = pathValues[name];
     compiled ??= compileParams(spec.params ?? { properties: {} });
-    const { params, ignored } = parseParams<P>(compiled, fields);
+    return parseParams<P>(compiled, fields);
+  }
+
+  function envelope(reply: FastifyReply, result: Record<string, unknown> | void, ignored: readonly string[]): unknown {
+    if (reply.sent) return reply;
+    const body: Record<string, unknown> = { result: 'success', msg: '', ...(result ?? {}) };
+    if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
+    return body;
+  }
+
+  async function runForSpectator(request: FastifyRequest, reply: FastifyReply, spectator: NonNullable<RouteSpec<P>['spectator']>): Promise<unknown> {
+    const { params, ignored } = parse(request, pathOf(request));
+    const realm = await request.server.admitSpectator(request);
+    const result = await spectator({ params, request, reply, realm, viewer: spectatorViewer(realm.id), ignored });
+    return envelope(reply, result, ignored);
+  }
+
+  async function run(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const pathValues = pathOf(request);
+    if (auth === 'user' && !request.user) throw errors.unauthorized();
+    if (spec.allow) spec.allow(request.user!);
+    const { params, ignored } = parse(request, pathValues);
     const meta = requestMeta(request);
     const result = await spec.handler({
       params,
@@ -117,10 +181,7 @@ export function defineRoute<P = Record<string, unknown>>(app: FastifyInstance, s
       meta,
       ignored,
     });
-    if (reply.sent) return reply;
-    const body: Record<string, unknown> = { result: 'success', msg: '', ...(result ?? {}) };
-    if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
-    return body;
+    return envelope(reply, result, ignored);
   }
 }
 

@@ -74,6 +74,29 @@ export async function listActiveStreams(db: Db, realmId: number): Promise<Stream
   return db.selectFrom('streams').selectAll().where('realm_id', '=', realmId).where('deactivated', '=', false).orderBy('name').execute();
 }
 
+/** The organization's channels a spectator may read (isWebPublicStream), by id. */
+export async function listWebPublicStreams(db: Db, realmId: number): Promise<StreamRow[]> {
+  return webPublicStreamsQuery(db, realmId).selectAll().orderBy('id').execute();
+}
+
+/**
+ * Whether spectators have anything to read: the real server admits them only to an organization
+ * with a web-public channel (Realm.allow_web_public_streams_access), beside the two settings.
+ */
+export async function hasWebPublicStreams(db: Db, realmId: number): Promise<boolean> {
+  return (await webPublicStreamsQuery(db, realmId).select('id').limit(1).executeTakeFirst()) !== undefined;
+}
+
+function webPublicStreamsQuery(db: Db, realmId: number) {
+  return db
+    .selectFrom('streams')
+    .where('realm_id', '=', realmId)
+    .where('is_web_public', '=', true)
+    .where('deactivated', '=', false)
+    .where('invite_only', '=', false)
+    .where('history_public_to_subscribers', '=', true);
+}
+
 export async function getSubscription(db: Db, userId: number, streamId: number): Promise<SubscriptionRow | undefined> {
   if (!isDbId(userId) || !isDbId(streamId)) return undefined;
   return db.selectFrom('subscriptions').selectAll().where('user_id', '=', userId).where('stream_id', '=', streamId).executeTakeFirst();

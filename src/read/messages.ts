@@ -8,7 +8,7 @@ import { apiEmail, avatarUrlFor, canSeeDeliveryEmail, type UserRow } from './use
 import { realmHost, type RealmRow } from './realm.js';
 import { messageExtras, viewerMessageState } from './message-extras.js';
 import { buildNarrow, mutedSql, parseNarrow, readThroughOf, receivedSql, topicMutedSql, unreadSql, withReadThrough, type NarrowViewer, type ReadingViewer } from './narrow.js';
-import type { Viewer } from '../visibility.js';
+import { isSpectator, type Viewer } from '../visibility.js';
 
 export type MessageRow = Omit<Selectable<MessagesTable>, 'search_tsv'>;
 
@@ -135,7 +135,8 @@ export async function formatMessages(
     });
     message.reactions = (extras.reactions.get(row.id) ?? []).map((r) => reactionObject(r, usersById.get(r.user_id), host));
     message.submessages = (extras.submessages.get(row.id) ?? []).map((r) => ({ msg_type: r.msg_type, content: r.content, message_id: r.message_id, sender_id: r.sender_id, id: r.id }));
-    message.flags = flagsOf({
+    // A spectator has no flags of their own: every message is read to them, as the real server says.
+    message.flags = isSpectator(viewer) ? ['read'] : flagsOf({
       userId: viewer.user_id,
       senderId: row.sender_id,
       messageId: row.id,
@@ -253,6 +254,8 @@ export async function fetchMessages(db: Db, viewer: ReadingViewer, realm: RealmR
   let anchor: number;
   if (params.anchor === 'newest') anchor = LARGER_THAN_MAX_MESSAGE_ID;
   else if (params.anchor === 'oldest') anchor = 0;
+  // A spectator has read everything (find_first_unread_anchor without a user): first_unread is newest.
+  else if (params.anchor === 'first_unread' && isSpectator(viewer)) anchor = LARGER_THAN_MAX_MESSAGE_ID;
   else if (params.anchor === 'first_unread') {
     // The first unread message the viewer would see: not in a muted topic, nor (outside a channel's own
     // view) in a muted channel, as on the real server.

@@ -4,7 +4,17 @@ import { runPrepared } from '../db/prepared.js';
 import { ApiError } from '../domain/errors.js';
 import { FlagBit } from '../domain/messages/flags.js';
 import { Role } from '../domain/roles.js';
-import { canAccessMessage, canModifyMessage, canReadStreamContent, streamHistoryIsProtected, type StreamRow, type Viewer } from '../visibility.js';
+import {
+  canAccessMessage,
+  canModifyMessage,
+  canReadStreamContent,
+  isSpectator,
+  streamHistoryIsProtected,
+  webPublicStreamIdsSql,
+  type StreamRow,
+  type Viewer,
+} from '../visibility.js';
+import { errors } from '../domain/errors.js';
 import { getUserByEmailFor } from './users.js';
 import { canonicalStreamName } from '../domain/channels/decider.js';
 
@@ -81,6 +91,25 @@ function operandProblem(operator: string, operand: unknown): string | undefined 
   if (typeof operand !== 'string') return 'operand is not a string';
   if (operator === 'search' && operand.trim() === '') return 'operand cannot be blank.';
   return undefined;
+}
+
+/**
+ * Operators a spectator's narrow may use (the real server's is_spectator_compatible): none of them
+ * reads a user's own state of messages, and none names direct messages.
+ */
+const SPECTATOR_OPERATORS = new Set(['channel', 'channels', 'topic', 'sender', 'has', 'search', 'near', 'id', 'with']);
+
+/**
+ * A spectator's narrow as the real server's get_messages_backend takes it: a positive `in:home` is
+ * dropped (spectators mute nothing), and what is left must contain a positive `channels:web-public`
+ * and only operators a spectator may use. Anything else is not a web-public query but a client that
+ * lost its credentials, and gets the 401 that asks for them.
+ */
+export function narrowForSpectator(terms: NarrowTerm[]): NarrowTerm[] {
+  const kept = terms.filter((t) => !(t.operator === 'in' && t.operand === 'home' && !t.negated));
+  const webPublic = kept.some((t) => t.operator === 'channels' && t.operand === 'web-public' && !t.negated);
+  if (!webPublic || !kept.every((t) => SPECTATOR_OPERATORS.has(t.operator))) throw errors.notLoggedInSession();
+  return kept;
 }
 
 export interface NarrowQuery {
@@ -289,14 +318,19 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
   const allowHistory = (allowed: boolean) => { wholeHistory = (wholeHistory ?? true) && allowed; };
   if (isChannelNarrow(terms) && isDmNarrow(terms)) throw badOperator('No message can be both a channel message and direct message');
 
+  const spectator = isSpectator(viewer);
   for (const term of terms) {
     let cond: RawBuilder<unknown>;
     const operand = term.operand;
+    // narrowForSpectator has refused these already; a spectator's query never reaches a user's own state.
+    if (spectator && !SPECTATOR_OPERATORS.has(term.operator)) throw errors.notLoggedInSession();
     switch (term.operator) {
       case 'channel': {
         const lookup = await findStream(db, viewer, operand, channelsVersion);
         if (!lookup) throw badOperator(`unknown channel ${String(operand)}`);
         const { stream: found, subscribed } = lookup;
+        // As the real server: a spectator names web-public channels only, even in a negated term.
+        if (spectator && !found.is_web_public) throw badOperator(`unknown web-public channel ${String(operand)}`);
         if (!term.negated) {
           stream = found;
           // Without full access to the channel's history, only what the viewer received.
@@ -307,8 +341,10 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
       }
       case 'channels': {
         if (operand !== 'public' && operand !== 'web-public') throw badOperator(`invalid channels operand ${String(operand)}`);
-        const column = operand === 'public' ? sql`NOT st.invite_only` : sql`st.is_web_public`;
-        cond = sql`m.stream_id IN (SELECT st.id FROM streams st WHERE st.realm_id = ${viewer.realm_id} AND ${column})`;
+        // web-public: the channels a spectator may read (get_web_public_streams_queryset), for anyone who asks.
+        cond = operand === 'public'
+          ? sql`m.stream_id IN (SELECT st.id FROM streams st WHERE st.realm_id = ${viewer.realm_id} AND NOT st.invite_only)`
+          : sql`m.stream_id IN ${webPublicStreamIdsSql(viewer.realm_id)}`;
         // Every public channel's history, for members; guests (and channels:web-public) read their own history.
         if (!term.negated && operand === 'public') allowHistory(viewer.role !== Role.GUEST);
         break;
@@ -422,7 +458,10 @@ export async function buildNarrow(db: Db, viewer: ReadingViewer, realmHost: stri
   if (terms.some((t) => t.operator === 'is' && t.operand !== 'resolved')) wholeHistory = false;
   // The user's history, as the real server's UserMessage rows: what they received, and the
   // messages they gave flags to without receiving them (its "historical" rows).
-  if (!wholeHistory) conditions.push(sql`(${receivedSql(viewer.user_id)} OR EXISTS (SELECT 1 FROM message_flags hf WHERE hf.user_id = ${viewer.user_id} AND hf.message_id = m.id))`);
+  // A spectator has no history of their own: they read the web-public channels' whole histories,
+  // and nothing else whatever the narrow said (the real server's web-public query).
+  if (spectator) conditions.push(sql`m.stream_id IN ${webPublicStreamIdsSql(viewer.realm_id)}`);
+  else if (!wholeHistory) conditions.push(sql`(${receivedSql(viewer.user_id)} OR EXISTS (SELECT 1 FROM message_flags hf WHERE hf.user_id = ${viewer.user_id} AND hf.message_id = m.id))`);
   return { conditions, searchTerms, stream };
 }
 

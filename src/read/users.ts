@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { UsersTable } from '../db/schema.js';
 import { Role, isAdminRole, isModeratorOrAbove } from '../domain/roles.js';
+import { isSpectator } from '../visibility.js';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -62,6 +63,8 @@ export function emailVisibilityOf(user: UserRow): number {
 
 /** Whether `viewer` may see `target`'s real address, by the target's email_address_visibility. */
 export function canSeeDeliveryEmail(viewer: Viewer, target: UserRow): boolean {
+  // A spectator never sees a real address (the real server's format_user_row without an acting user).
+  if (isSpectator(viewer)) return false;
   if (target.is_bot || viewer.user_id === target.id) return true;
   switch (emailVisibilityOf(target)) {
     case 1: return true;

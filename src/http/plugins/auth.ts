@@ -5,6 +5,8 @@ import { getUserByEmail, type UserRow } from '../../read/users.js';
 import { getDefaultRealm, realmHost, type RealmRow } from '../../read/realm.js';
 import { constantTimeEqual } from '../../services/secrets.js';
 import type { ServiceContext } from '../../services/context.js';
+import { hasWebPublicStreams } from '../../read/channels.js';
+import { spectatorAccessEnabled } from '../../visibility.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,10 +16,17 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Checks the request's HTTP Basic credentials and sets request.user, or throws the refusal. */
     authenticate(request: FastifyRequest): Promise<void>;
+    /** The organization a spectator's request reads, once it admits spectators; otherwise throws the refusal. */
+    admitSpectator(request: FastifyRequest): Promise<RealmRow>;
   }
   interface FastifyContextConfig {
-    /** 'optional': credentials are checked when presented; the handler decides whether a user is needed. */
-    auth?: 'user' | 'none' | 'optional';
+    /**
+     * 'optional': credentials are checked when presented; the handler decides whether a user is needed.
+     * 'spectator': a /json route, whose requests are spectators' (no session exists): credentials are never read.
+     */
+    auth?: 'user' | 'none' | 'optional' | 'spectator';
+    /** An /api/v1 route that also admits spectators under /json (RouteSpec.spectator). */
+    spectators?: boolean;
     limited?: boolean;
   }
 }
@@ -84,6 +93,17 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: ServiceContext }): 
     request.user = user;
   };
   app.decorate('authenticate', authenticate);
+  // As the real server's views ask before answering a spectator: an organization at this address,
+  // active (our choice: the real server's API does not check; its web app shows a deactivated one
+  // to nobody), with web-public access on and a web-public channel to read.
+  app.decorate('admitSpectator', async (request: FastifyRequest): Promise<RealmRow> => {
+    const realm = request.realmRow;
+    if (!realm) throw errors.invalidSubdomain();
+    if (realm.deactivated) throw errors.realmDeactivated();
+    const admitted = spectatorAccessEnabled(realm, opts.ctx.config.webPublicStreamsEnabled ?? false) && (await hasWebPublicStreams(opts.ctx.db, realm.id));
+    if (!admitted) throw errors.notLoggedInSession();
+    return realm;
+  });
   app.addHook('onRequest', async (request) => {
     const realm = await currentRealm();
     request.realmRow = realm ?? null;

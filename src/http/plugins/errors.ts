@@ -59,7 +59,16 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('INTERNAL_SERVER_ERROR', 500, 'Internal server error');
 }
 
-async function errorPlugin(app: FastifyInstance, opts: { routePatterns: () => Array<{ pattern: RegExp; method: string; params: number }> }) {
+interface ErrorPluginOptions {
+  routePatterns: () => Array<{ pattern: RegExp; method: string; params: number }>;
+  /**
+   * The web app's surface (src/http/json-surface.ts): its paths are the API's under another prefix,
+   * and only its spectator routes are registered; every other path of it answers from here.
+   */
+  surfaces?: { json: string; api: string };
+}
+
+async function errorPlugin(app: FastifyInstance, opts: ErrorPluginOptions) {
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
@@ -72,17 +81,29 @@ async function errorPlugin(app: FastifyInstance, opts: { routePatterns: () => Ar
       .send({ result: 'error', msg: apiError.message, code: apiError.code, ...apiError.extra });
   });
   /** The methods the path has, as the real server's URL table would find its one pattern. */
-  const pathMethods = (request: FastifyRequest): string[] => {
-    const path = request.url.split('?')[0]!;
+  const methodsOfPath = (path: string): string[] => {
     const matches = opts.routePatterns().filter((r) => r.pattern.test(path));
     // The router takes `/users/me` before `/users/:user`: the path's methods are the most specific pattern's.
     const fewest = Math.min(...matches.map((r) => r.params));
     return withHead(matches.filter((r) => r.params === fewest).map((r) => r.method));
   };
-  /** A request no route takes: a 405 when its path has other methods (json_method_not_allowed), else a 404. */
+  const pathOf = (request: FastifyRequest) => request.url.split('?')[0]!;
+  const onJson = (path: string) => opts.surfaces !== undefined && (path === opts.surfaces.json || path.startsWith(`${opts.surfaces.json}/`));
+  /** A /json path's methods are those of the same API path. */
+  const pathMethods = (request: FastifyRequest): string[] => {
+    const path = pathOf(request);
+    return methodsOfPath(onJson(path) ? opts.surfaces!.api + path.slice(opts.surfaces!.json.length) : path);
+  };
+  /**
+   * A request no route takes: a 405 when its path has other methods (json_method_not_allowed), else a
+   * 404. On /json, a method the path has is one this server cannot answer there: /json authenticates
+   * by session, and without one (there are none here) the real server asks for one.
+   */
   const unroutedError = (request: FastifyRequest): ApiError => {
     const allowed = pathMethods(request);
-    return allowed.length > 0 ? errors.methodNotAllowed(allowed) : errors.notFound();
+    if (allowed.length === 0) return errors.notFound();
+    if (onJson(pathOf(request)) && allowed.includes(request.method)) return errors.notLoggedInSession();
+    return errors.methodNotAllowed(allowed);
   };
   app.decorate('unroutedError', unroutedError);
   app.setNotFoundHandler(async (request, reply) => {

@@ -149,6 +149,12 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
       if (!canReadStreamContent(viewerOf(user), stream, subscribed)) throw errors.invalidChannelId();
       return { topics: await streamTopics(ctx.db, stream.id, streamHistoryIsProtected(stream) ? user.id : null) };
     },
+    // access_web_public_stream: a web-public channel of the organization, with its whole history.
+    spectator: async ({ params, viewer }) => {
+      const stream = await getStreamById(ctx.db, params.stream_id);
+      if (!stream || !canReadStreamContent(viewer, stream, false)) throw errors.invalidChannelId();
+      return { topics: await streamTopics(ctx.db, stream.id, null) };
+    },
   });
 
   defineRoute<{ user_id: number; stream_id: number }>(app, {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../route.js';
 import type { ClientGone, RegisterParams } from '../../event-queue/queue-service.js';
 import type { AppServices } from '../services.js';
+import { registerSpectator } from '../../event-queue/spectator-state.js';
 
 /** Registration options are stored in the log with the queue: each is bounded (docs/DECISIONS.md, "Limits"). */
 const eventTypeList = { type: 'array', maxItems: 200, items: { type: 'string', maxLength: 64 } } as const;
@@ -31,6 +32,8 @@ export default async function eventRoutes(app: FastifyInstance, { services }: { 
     url: '/register',
     params: { properties: { ...registerParams } },
     handler: async ({ params, user, realm, meta }) => queues.register(meta, user, realm, params),
+    // The web app's logged-out view: the state a spectator may see, without an event queue.
+    spectator: async ({ params, realm }) => registerSpectator(services.ctx, realm, params),
   });
 
   defineRoute<{ queue_id?: string; last_event_id?: number; dont_block?: boolean } & RegisterParams>(app, {

@@ -6,12 +6,14 @@ import { renderMarkdownAsync } from '../../markdown/index.js';
 import {
   fetchMessages,
   formatMessages,
+  getMessageRow,
   getMessageRows,
   highlight,
   idsMatchingNarrow,
   narrowViewer,
   LARGER_THAN_MAX_MESSAGE_ID,
   type FetchParams,
+  type MessageRow,
 } from '../../read/messages.js';
 import {
   deleteMessage,
@@ -26,7 +28,9 @@ import { changeFlags, changeFlagsForNarrow, markAllAsRead, markConversationAsRea
 import { realmRenderData, senderRenderContext } from '../../services/render-context.js';
 import { withTopicLinkTargets } from '../../services/topic-link-targets.js';
 import { cachedUserRows } from '../../read/user-rows-cache.js';
-import { CHANNEL_LOOKUP_TABLES, parseNarrow } from '../../read/narrow.js';
+import { CHANNEL_LOOKUP_TABLES, messageAccessibleTo, narrowForSpectator, parseNarrow } from '../../read/narrow.js';
+import type { RealmRow } from '../../read/realm.js';
+import type { Viewer } from '../../visibility.js';
 import type { AppServices } from '../services.js';
 
 const anyJson = { anyOf: [{ type: 'string' }, { type: 'integer' }, { type: 'array' }] } as const;
@@ -120,7 +124,45 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
     },
   });
 
-  defineRoute<WindowQuery & { apply_markdown?: boolean; client_gravatar?: boolean; client_avatarhost?: boolean }>(app, {
+  type FetchQuery = WindowQuery & { apply_markdown?: boolean; client_gravatar?: boolean; client_avatarhost?: boolean };
+
+  /** GET /messages's answer for `viewer`: the window, formatted, with search highlights. */
+  async function messageWindow(viewer: Viewer, realm: RealmRow, window: FetchParams, params: FetchQuery, clientGravatar: boolean) {
+    const data = await realmRenderData(ctx, realm.id);
+    const applyMarkdown = params.apply_markdown ?? true;
+    // The read watermark comes with the window's extras (an unread narrow reads it first).
+    const found = await fetchMessages(ctx.db, viewer, realm, window, [applyMarkdown ? 'rendered_content' : 'content'], ctx.tablesVersion(CHANNEL_LOOKUP_TABLES));
+    const messages = await formatMessages(ctx.db, viewer, found.rows, {
+      applyMarkdown,
+      clientGravatar,
+      realm,
+      linkifiers: data.context.linkifiers,
+      userRows: (ids) => cachedUserRows(ctx.db, (tables) => ctx.tablesVersion(tables), ids),
+    });
+    if (found.searchTerms.length > 0) {
+      for (const [i, m] of messages.entries()) {
+        const row = found.rows[i]!;
+        m.match_content = highlight(row.rendered_content ?? '', found.searchTerms);
+        m.match_subject = highlight(row.topic, found.searchTerms, true);
+      }
+    }
+    return {
+      messages,
+      anchor: found.anchor,
+      found_anchor: found.foundAnchor,
+      found_oldest: found.foundOldest,
+      found_newest: found.foundNewest,
+      history_limited: false,
+    };
+  }
+
+  function checkedWindow(params: FetchQuery): FetchParams {
+    const window = windowOf(params);
+    if (window.numBefore + window.numAfter > 5000) throw errors.badRequest('Too many messages requested (maximum 5000).');
+    return window;
+  }
+
+  defineRoute<FetchQuery>(app, {
     method: 'GET',
     url: '/messages',
     params: {
@@ -132,35 +174,15 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
       },
     },
     handler: async ({ params, user, realm }) => {
-      const window = windowOf(params);
-      if (window.numBefore + window.numAfter > 5000) throw errors.badRequest('Too many messages requested (maximum 5000).');
-      // The read watermark comes with the window's extras (an unread narrow reads it first).
+      const window = checkedWindow(params);
       const viewer = { user_id: user.id, role: user.role, realm_id: user.realm_id };
-      const data = await realmRenderData(ctx, realm.id);
-      const applyMarkdown = params.apply_markdown ?? true;
-      const found = await fetchMessages(ctx.db, viewer, realm, window, [applyMarkdown ? 'rendered_content' : 'content'], ctx.tablesVersion(CHANNEL_LOOKUP_TABLES));
-      const messages = await formatMessages(ctx.db, viewer, found.rows, {
-        applyMarkdown,
-        clientGravatar: params.client_avatarhost ?? params.client_gravatar ?? true,
-        realm,
-        linkifiers: data.context.linkifiers,
-        userRows: (ids) => cachedUserRows(ctx.db, (tables) => ctx.tablesVersion(tables), ids),
-      });
-      if (found.searchTerms.length > 0) {
-        for (const [i, m] of messages.entries()) {
-          const row = found.rows[i]!;
-          m.match_content = highlight(row.rendered_content ?? '', found.searchTerms);
-          m.match_subject = highlight(row.topic, found.searchTerms, true);
-        }
-      }
-      return {
-        messages,
-        anchor: found.anchor,
-        found_anchor: found.foundAnchor,
-        found_oldest: found.foundOldest,
-        found_newest: found.foundNewest,
-        history_limited: false,
-      };
+      return messageWindow(viewer, realm, window, params, params.client_avatarhost ?? params.client_gravatar ?? true);
+    },
+    // The narrow must say it reads web-public channels (get_messages_backend for a spectator), and
+    // client_gravatar is off for spectators whatever was asked.
+    spectator: async ({ params, realm, viewer }) => {
+      const window = checkedWindow(params);
+      return messageWindow(viewer, realm, { ...window, narrow: narrowForSpectator(parseNarrow(window.narrow)) }, params, false);
     },
   });
 
@@ -225,7 +247,21 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
     },
   });
 
-  defineRoute<{ message_id: number; apply_markdown?: boolean; client_gravatar?: boolean; client_avatarhost?: boolean }>(app, {
+  type SingleQuery = { message_id: number; apply_markdown?: boolean; client_gravatar?: boolean; client_avatarhost?: boolean };
+
+  async function singleMessage(viewer: Viewer, realm: RealmRow, row: MessageRow, params: SingleQuery) {
+    const data = await realmRenderData(ctx, realm.id);
+    const [message] = await formatMessages(ctx.db, viewer, [row], {
+      applyMarkdown: params.apply_markdown ?? true,
+      clientGravatar: params.client_avatarhost ?? params.client_gravatar ?? true,
+      realm,
+      linkifiers: data.context.linkifiers,
+      userRows: (ids) => cachedUserRows(ctx.db, (tables) => ctx.tablesVersion(tables), ids),
+    });
+    return { raw_content: row.content, message };
+  }
+
+  defineRoute<SingleQuery>(app, {
     method: 'GET',
     url: '/messages/:message_id',
     params: {
@@ -239,15 +275,14 @@ export default async function messageRoutes(app: FastifyInstance, { services }: 
     },
     handler: async ({ params, user, realm }) => {
       const row = await requireVisibleMessage(ctx.db, user, params.message_id);
-      const data = await realmRenderData(ctx, realm.id);
-      const [message] = await formatMessages(ctx.db, { user_id: user.id, role: user.role, realm_id: user.realm_id }, [row], {
-        applyMarkdown: params.apply_markdown ?? true,
-        clientGravatar: params.client_avatarhost ?? params.client_gravatar ?? true,
-        realm,
-        linkifiers: data.context.linkifiers,
-        userRows: (ids) => cachedUserRows(ctx.db, (tables) => ctx.tablesVersion(tables), ids),
-      });
-      return { raw_content: row.content, message };
+      return singleMessage({ user_id: user.id, role: user.role, realm_id: user.realm_id }, realm, row, params);
+    },
+    // access_web_public_message: anything but a message of a web-public channel is the 401, so that a
+    // spectator learns nothing about whether the message exists.
+    spectator: async ({ params, realm, viewer }) => {
+      const row = await getMessageRow(ctx.db, params.message_id);
+      if (!row || !(await messageAccessibleTo(ctx.db, viewer, row))) throw errors.notLoggedInSession();
+      return singleMessage(viewer, realm, row, params);
     },
   });
 
