@@ -63,13 +63,20 @@ async function foldAndCompare(t: Test, s: TestServer, user: TestUser, before: Re
   }
   options.expect?.(events);
   const state = structuredClone(before) as Record<string, any>;
+  const after = await s.api('POST', '/register', user, registerParams);
+  const capabilities = typeof registerParams.client_capabilities === 'string'
+    ? JSON.parse(registerParams.client_capabilities)
+    : (registerParams.client_capabilities as Record<string, unknown> | undefined) ?? {};
+  const settings = (await s.api('GET', '/server_settings', null)).body as { realm_url?: string; realm_uri?: string };
   const ctx = {
     userId: user.id,
     clientGravatar: [true, 'true'].includes(registerParams.client_gravatar as never),
     includeSubscribers: [true, 'true', 'partial'].includes(registerParams.include_subscribers as never),
+    userListIncomplete: capabilities.user_list_incomplete === true,
+    realmHost: new URL(settings.realm_url ?? settings.realm_uri ?? 'http://localhost').host,
+    server: structuredClone(after.body) as Record<string, any>,
   };
   for (const event of events) applyEvent(state, event, ctx);
-  const after = await s.api('POST', '/register', user, registerParams);
   const ignored = [...ALWAYS_IGNORED, ...(options.ignoreKeys ?? [])];
   for (const key of ignored) {
     delete state[key];
