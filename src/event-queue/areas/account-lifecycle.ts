@@ -2,7 +2,8 @@ import type { DataOf } from '../../domain/events.js';
 import type { Db } from '../../db/database.js';
 import type { StoredEvent } from '../../eventstore/types.js';
 import { Role } from '../../domain/roles.js';
-import type { UserRow } from '../../read/users.js';
+import { formatUser, type UserRow } from '../../read/users.js';
+import { realmHost } from '../../read/realm.js';
 import { channelPeerIds, directMessagePartnerIds, guestsWhoCanAccess, mayHearAbout, realmLimitsGuests, INACCESSIBLE_USER_NAME } from '../../read/user-access.js';
 import { canSeeSubscribers, type StreamRow } from '../../visibility.js';
 import { botOwnerAsOf } from '../bot-owner-as-of.js';
@@ -26,7 +27,8 @@ import { requestMembershipChanges } from './user-groups.js';
  * access) instead gets user_group remove_members for each group it was a direct member of, and,
  * when the two shared a channel, realm_user remove; a bot's administrators get realm_bot update.
  *
- * Reactivation: realm_user update is_active true to whoever may know the account, realm_bot update
+ * Reactivation: realm_user update is_active true to whoever may know the account (a limited guest
+ * who knows it through a channel alone gets realm_user add: see below), realm_bot update
  * for a bot (and its new owner's events when its owner is gone, see decider.ts), peer_add to the
  * subscribers of its channels, then user_group add_members for each of its groups, by group id.
  */
@@ -99,6 +101,16 @@ async function directGroups(db: Db, event: StoredEvent, user: UserRow, op: 'add_
   return [...ids].sort((a, b) => a - b);
 }
 
+/** The user as realm_user add carries it to `r` (as for a new account). */
+function personFor(user: UserRow, r: Recipient): Record<string, unknown> {
+  return formatUser({ ...user, is_active: true }, viewerOf(r), {
+    clientGravatar: r.queue.client_gravatar,
+    includeCustomProfileFields: true,
+    realmHost: realmHost(r.realm),
+    avatarUrlOptional: r.queue.client_capabilities.user_avatar_url_field_optional,
+  });
+}
+
 const membershipEvents = (op: 'add_members' | 'remove_members', groups: number[], userId: number): ClientEvent[] =>
   groups.map((group_id) => ({ type: 'user_group', op, group_id, user_ids: [userId] }));
 
@@ -140,6 +152,7 @@ registerTranslator('UserReactivated', async (e, db) => {
   const user = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
   if (!user) return null;
   const guests = await guestsWhoCanAccess(db, user.id);
+  const partners = guests === null ? new Set<number>() : await directMessagePartnerIds(db, user);
   // A bot whose owner is gone passes to the administrator who reactivates it, in the same request.
   const ownerChange = (await requestEvents(db, e, ['UserBotOwnerChanged']))
     .find((o) => o.position > e.position && (o.data as { user_id: number }).user_id === user.id);
@@ -152,7 +165,14 @@ registerTranslator('UserReactivated', async (e, db) => {
     audience: 'realm',
     forUser: (r) => {
       const events: ClientEvent[] = [];
-      if (mayHearAbout(r.user, guests)) events.push({ type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: true } });
+      if (guests !== null && r.user.role === Role.GUEST && r.user.id !== user.id && guests.has(r.user.id) && !partners.has(r.user.id)) {
+        // A limited guest who knows the account through a channel alone lost it at the deactivation
+        // (realm_user remove: an "Unknown user" in their list) or never had it: the real server's
+        // update would leave the placeholder in place, so they get the whole user back instead.
+        events.push({ type: 'realm_user', op: 'add', person: personFor(user, r) });
+      } else if (mayHearAbout(r.user, guests)) {
+        events.push({ type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: true } });
+      }
       if (bots.has(r.user.id)) events.push({ type: 'realm_bot', op: 'update', bot: { user_id: user.id, is_active: true } });
       if (owner) events.push(...owner.forUser(r));
       events.push(...peers(r), ...groups);

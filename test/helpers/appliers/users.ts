@@ -11,7 +11,11 @@ function forget(state: State, userId: number): void {
 registerApplier('realm_user', (state, event, ctx) => {
   const person = event.person;
   if (event.op === 'add') {
+    // Keyed by id, as the real apply_event's raw_users: the whole user replaces a placeholder.
     const { is_active: _active, ...rest } = person;
+    for (const list of ['realm_users', 'realm_non_active_users']) {
+      if (state[list]) state[list] = state[list].filter((u: any) => u.user_id !== person.user_id);
+    }
     if (state.realm_users) state.realm_users.push(rest);
     return;
   }
