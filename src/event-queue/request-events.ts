@@ -1,9 +1,10 @@
 import type { Db } from '../db/database.js';
-import { EVENT_COLUMNS, type StoredEvent } from '../eventstore/types.js';
+import { EVENT_COLUMNS, type EventMetadata, type StoredEvent } from '../eventstore/types.js';
 import { upcast } from '../eventstore/upcast.js';
 import { sameCommand } from './command-runs.js';
 
-const PAGE = 64;
+/** Rows looked at per step while finding where a request's events start and end; most have one or two. */
+const PAGE = 16;
 
 /**
  * The events of `types` that the request which recorded `event` recorded around it, in log order
@@ -14,30 +15,34 @@ const PAGE = 64;
  * together, so whoever reads one of them can read them all.
  */
 export async function requestEvents(db: Db, event: StoredEvent, types: readonly string[]): Promise<StoredEvent[]> {
-  const wanted = new Set(types);
-  const before = await walk(db, event, 'back');
-  const after = await walk(db, event, 'forward');
-  return [...before.reverse(), event, ...after].filter((e) => wanted.has(e.type));
+  const first = await edge(db, event, 'back');
+  const last = await edge(db, event, 'forward');
+  const rows = await db
+    .selectFrom('events')
+    .select([...EVENT_COLUMNS])
+    .where('position', '>=', first)
+    .where('position', '<=', last)
+    .where('type', 'in', [...types])
+    .orderBy('position')
+    .execute();
+  return rows.map((row) => (row.position === event.position ? event : upcast(row as unknown as StoredEvent)));
 }
 
-/** Every event of the request on one side of `event`, nearest first. */
-async function walk(db: Db, event: StoredEvent, direction: 'back' | 'forward'): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
-  let from = event.position;
+/** The first (last) position of the request's events, read by their metadata alone. */
+async function edge(db: Db, event: StoredEvent, direction: 'back' | 'forward'): Promise<number> {
+  let edgePosition = event.position;
   for (;;) {
     const rows = await db
       .selectFrom('events')
-      .select([...EVENT_COLUMNS])
-      .where('position', direction === 'back' ? '<' : '>', from)
+      .select(['position', 'metadata'])
+      .where('position', direction === 'back' ? '<' : '>', edgePosition)
       .orderBy('position', direction === 'back' ? 'desc' : 'asc')
       .limit(PAGE)
       .execute();
     for (const row of rows) {
-      const stored = row as unknown as StoredEvent;
-      if (!sameCommand(stored.metadata, event.metadata)) return out;
-      out.push(upcast(stored));
-      from = stored.position;
+      if (!sameCommand(row.metadata as EventMetadata, event.metadata)) return edgePosition;
+      edgePosition = row.position;
     }
-    if (rows.length < PAGE) return out;
+    if (rows.length < PAGE) return edgePosition;
   }
 }
