@@ -21,6 +21,12 @@ async function accessGroupName(db: Db, realm: RealmRow): Promise<string> {
   return row?.name ?? 'role:everyone';
 }
 
+/** Whether the realm's guests see only some users (can_access_all_users_group names less than everyone). */
+export async function realmLimitsGuests(db: Db, realmId: number): Promise<boolean> {
+  const realm = await db.selectFrom('realms').selectAll().where('id', '=', realmId).executeTakeFirst();
+  return realm !== undefined && (await accessGroupName(db, realm)) !== 'role:everyone';
+}
+
 /**
  * Whether `viewer` sees only some of the organization's users. The setting may name only
  * role:everyone or role:members, so the limit falls exactly on guests when it names members.
@@ -36,27 +42,36 @@ export async function limitsUserAccess(db: Db, realm: RealmRow, viewer: Pick<Use
  * deactivated or not). Bots are not listed: every bot is accessible.
  */
 export async function accessibleHumanIds(db: Db, viewer: Pick<UserRow, 'id' | 'realm_id'>): Promise<Set<number>> {
-  const ids = new Set<number>([viewer.id]);
+  return new Set([viewer.id, ...(await channelPeerIds(db, viewer.id)), ...(await directMessagePartnerIds(db, viewer))]);
+}
+
+/** The active subscribers of the channels `userId` is subscribed to (themself among them when active). */
+export async function channelPeerIds(db: Db, userId: number): Promise<Set<number>> {
   const subscribers = await db
     .selectFrom('subscriptions as mine')
     .innerJoin('subscriptions as other', 'other.stream_id', 'mine.stream_id')
     .innerJoin('users as u', 'u.id', 'other.user_id')
     .select('other.user_id')
     .distinct()
-    .where('mine.user_id', '=', viewer.id)
+    .where('mine.user_id', '=', userId)
     .where('mine.active', '=', true)
     .where('other.active', '=', true)
     .where('u.is_active', '=', true)
     .execute();
-  for (const row of subscribers) ids.add(row.user_id);
+  return new Set(subscribers.map((row) => row.user_id));
+}
+
+/** Everyone in a direct message conversation (one-on-one or group) with `user`, themself included. */
+export async function directMessagePartnerIds(db: Db, user: Pick<UserRow, 'id' | 'realm_id'>): Promise<Set<number>> {
   const conversations = await db
     .selectFrom('messages')
     .select('dm_key')
     .distinct()
-    .where('realm_id', '=', viewer.realm_id)
+    .where('realm_id', '=', user.realm_id)
     .where('dm_key', 'is not', null)
-    .where(sql<boolean>`string_to_array(dm_key, ',')::int[] @> ARRAY[${viewer.id}]::int[]`)
+    .where(sql<boolean>`string_to_array(dm_key, ',')::int[] @> ARRAY[${user.id}]::int[]`)
     .execute();
+  const ids = new Set<number>();
   for (const row of conversations) for (const id of (row.dm_key ?? '').split(',')) ids.add(Number(id));
   return ids;
 }

@@ -66,15 +66,20 @@ export async function systemGroupIds(db: Db, realmId: number): Promise<{ nobody?
 /**
  * The client form of every group (GET /user_groups and /register's realm_user_groups). The read
  * table also keeps creator_id, date_created and deactivated, which groups only carry in the API
- * from feature levels 290-292, above the level this server claims.
+ * from feature levels 290-292, above the level this server claims. As on the real server, a
+ * deactivated account keeps its memberships but is listed in no group until it is reactivated
+ * (clients drop it on realm_user update is_active false and get add_members back).
  */
 export async function listUserGroups(db: Db, realmId: number): Promise<UserGroupApi[]> {
   const groups = await loadGroups(db, realmId);
+  const inactive = new Set(
+    (await db.selectFrom('users').select('id').where('realm_id', '=', realmId).where('is_active', '=', false).execute()).map((u) => u.id),
+  );
   return groups.map((g) => ({
     id: g.id,
     name: g.name,
     description: g.description,
-    members: g.members,
+    members: inactive.size === 0 ? g.members : g.members.filter((id) => !inactive.has(id)),
     direct_subgroup_ids: g.direct_subgroup_ids,
     is_system_group: g.is_system_group,
     can_mention_group: g.can_mention_group,

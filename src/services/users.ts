@@ -224,9 +224,10 @@ export async function deactivateUser(ctx: ServiceContext, meta: RequestMeta, use
     const owners = await countActiveOwners(ctx.db, meta.realmId);
     const ownCheck = own ? { active_user_count: await countActiveAccounts(ctx.db, meta.realmId) } : undefined;
     const events = decideUser({ type: 'DeactivateUser', actor, active_owner_count: owners, own: ownCheck }, toUserState(row));
-    const appends: StreamAppend[] = [{ streamId: userStream(userId), expectedVersion: row.version, events }];
-    const bots = row.is_bot ? [row.id] : [];
-    const leaving = [row];
+    const appends: StreamAppend[] = [];
+    const bots: number[] = [];
+    const leaving: UserRow[] = [];
+    // As do_deactivate_user: the bots go first, then their owner (clients hear of them in that order).
     if (!row.is_bot) {
       for (const bot of await activeBotsOwnedBy(ctx.db, row.id)) {
         appends.push({ streamId: userStream(bot.id), expectedVersion: bot.version, events: [{ type: 'UserDeactivated', data: { user_id: bot.id } }] });
@@ -234,6 +235,9 @@ export async function deactivateUser(ctx: ServiceContext, meta: RequestMeta, use
         leaving.push(bot);
       }
     }
+    appends.push({ streamId: userStream(userId), expectedVersion: row.version, events });
+    if (row.is_bot) bots.push(row.id);
+    leaving.push(row);
     // They leave role:fullmembers as they leave their role's group.
     appends.push(...(await fullMembersAppends(ctx, meta.realmId, leaving.map((u) => ({ ...candidateOf(u), is_active: false })), meta.now)));
     return { appends, result: bots };

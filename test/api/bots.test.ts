@@ -83,10 +83,11 @@ t.test('bots: realm_bot and realm_user events keep state equal to a fresh regist
     await verifyAction(t, s, viewer, () => s.api('PATCH', `/bots/${botId}`, admin, { bot_owner_id: bob.id }), { register });
     await verifyAction(t, s, viewer, () => s.api('PATCH', `/bots/${botId}`, admin, { bot_owner_id: alice.id }), { register });
   }
+  // As send_bot_owner_update_events (test_events.py test_change_bot_owner): the realm_bot event, then realm_user.
   const lost = await verifyAction(t, s, alice, () => s.api('PATCH', `/bots/${botId}`, admin, { bot_owner_id: bob.id }), { register });
-  t.match(lost, [{ type: 'realm_user', person: { bot_owner_id: bob.id } }, { type: 'realm_bot', op: 'delete', bot: { user_id: botId } }]);
+  t.match(lost, [{ type: 'realm_bot', op: 'delete', bot: { user_id: botId } }, { type: 'realm_user', person: { bot_owner_id: bob.id } }]);
   const gained = await verifyAction(t, s, alice, () => s.api('PATCH', `/bots/${botId}`, admin, { bot_owner_id: alice.id }), { register });
-  t.match(gained, [{ type: 'realm_user' }, { type: 'realm_bot', op: 'add', bot: { user_id: botId, owner_id: alice.id } }]);
+  t.match(gained, [{ type: 'realm_bot', op: 'add', bot: { user_id: botId, owner_id: alice.id } }, { type: 'realm_user' }]);
 
   for (const viewer of [alice, admin]) {
     await verifyAction(t, s, viewer, () => s.api('DELETE', `/bots/${botId}`, alice), { register });

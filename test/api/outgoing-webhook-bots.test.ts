@@ -95,7 +95,8 @@ t.test('a new owner gets the bot with its service; a rebuild keeps the services'
   const { user_id: botId } = await createOutgoing(s, alice);
   await s.api('PATCH', `/bots/${botId}`, alice, { service_payload_url: url('https://moved.example.com/') });
   const gained = await verifyAction(t, s, bob, () => s.api('PATCH', `/bots/${botId}`, alice, { bot_owner_id: bob.id }), { register });
-  t.match(gained, [{ type: 'realm_user' }, { type: 'realm_bot', op: 'add', bot: { user_id: botId, services: [{ base_url: 'https://moved.example.com/', interface: 1 }] } }]);
+  // As send_bot_owner_update_events: realm_bot add for the new owner, then the realm_user update.
+  t.match(gained, [{ type: 'realm_bot', op: 'add', bot: { user_id: botId, services: [{ base_url: 'https://moved.example.com/', interface: 1 }] } }, { type: 'realm_user' }]);
 
   const before = await s.platform.db.selectFrom('bot_services').selectAll().execute();
   await s.platform.projections.rebuild();

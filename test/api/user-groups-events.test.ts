@@ -58,8 +58,11 @@ t.test('system group membership events follow roles', async (t) => {
     { type: 'user_group', op: 'remove_members', group_id: id('role:members'), user_ids: [member.id] },
     { type: 'user_group', op: 'add_members', group_id: id('role:moderators'), user_ids: [member.id] },
   ]);
-  const gone = await verifyAction(t, s, admin, () => s.api('DELETE', `/users/${member.id}`, admin), { register });
-  t.match(gone, [{ type: 'user_group', op: 'remove_members', group_id: id('role:moderators'), user_ids: [member.id] }]);
+  // As send_events_for_user_deactivation: whoever may know the user gets realm_user update is_active
+  // false alone, which takes them out of every group; no user_group event (test_do_deactivate_user).
+  const withUsers = { event_types: ['user_group', 'realm_user'], fetch_event_types: ['realm_user_groups', 'realm_user'] };
+  const gone = await verifyAction(t, s, admin, () => s.api('DELETE', `/users/${member.id}`, admin), { register: withUsers });
+  t.same(gone.map((e) => ({ ...e, id: 0 })), [{ type: 'realm_user', op: 'update', person: { user_id: member.id, is_active: false }, id: 0 }]);
   await verifyAction(t, s, admin, () => s.api('POST', `/users/${member.id}/reactivate`, admin), {
     register,
     expect: (events) => t.match(events, [{ op: 'add_members', group_id: id('role:moderators'), user_ids: [member.id] }]),

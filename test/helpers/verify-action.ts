@@ -63,14 +63,21 @@ async function foldAndCompare(t: Test, s: TestServer, user: TestUser, before: Re
   }
   options.expect?.(events);
   const state = structuredClone(before) as Record<string, any>;
+  const after = await s.api('POST', '/register', user, registerParams);
+  const capabilities = typeof registerParams.client_capabilities === 'string'
+    ? JSON.parse(registerParams.client_capabilities)
+    : (registerParams.client_capabilities as Record<string, unknown> | undefined) ?? {};
+  const settings = (await s.api('GET', '/server_settings', null)).body as { realm_url?: string; realm_uri?: string };
   const ctx = {
     userId: user.id,
     clientGravatar: [true, 'true'].includes(registerParams.client_gravatar as never),
     includeSubscribers: [true, 'true', 'partial'].includes(registerParams.include_subscribers as never),
+    userListIncomplete: capabilities.user_list_incomplete === true,
+    realmHost: new URL(settings.realm_url ?? settings.realm_uri ?? 'http://localhost').host,
+    server: structuredClone(after.body) as Record<string, any>,
   };
   for (const event of events) applyEvent(state, event, ctx);
-  if (!capabilityOf(registerParams, 'notification_settings_null')) inheritNotificationSettings(state, await userSettingsOf(s, user));
-  const after = await s.api('POST', '/register', user, registerParams);
+  if (capabilities.notification_settings_null !== true) inheritNotificationSettings(state, await userSettingsOf(s, user));
   const ignored = [...ALWAYS_IGNORED, ...(options.ignoreKeys ?? [])];
   for (const key of ignored) {
     delete state[key];
@@ -93,12 +100,6 @@ function normalize(value: unknown): unknown {
     return out;
   }
   return value;
-}
-
-function capabilityOf(registerParams: Record<string, unknown>, name: string): boolean {
-  const given = registerParams.client_capabilities;
-  const capabilities = typeof given === 'string' ? (JSON.parse(given) as Record<string, unknown>) : (given as Record<string, unknown> | undefined);
-  return capabilities?.[name] === true;
 }
 
 /**

@@ -11,6 +11,8 @@ import './playgrounds.js';
 import './user-groups.js';
 // After users and user-groups: channels coming into or out of view follow the role's own events.
 import './role-channel-access.js';
+// Deactivation and reactivation, each in one place (the real server's order across users, groups, channels and bots).
+import './account-lifecycle.js';
 import './attachments.js';
 import './settings.js';
 import './alert-words.js';

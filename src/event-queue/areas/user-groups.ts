@@ -5,7 +5,8 @@ import { canMentionGroupId, listUserGroups, systemGroupIds } from '../../read/us
 import type { ClientEvent, PreparedEvent } from '../types.js';
 import type { Db } from '../../db/database.js';
 import type { StoredEvent } from '../../eventstore/types.js';
-import { systemGroupForRole } from '../../domain/roles.js';
+import { requestEvents } from '../request-events.js';
+import { activeBefore, roleBefore, systemGroupId } from '../user-history.js';
 
 /** user_group events go to every user of the group's realm. */
 function toRealm(realmId: number, event: ClientEvent): PreparedEvent {
@@ -36,14 +37,27 @@ registerTranslator('UserGroupUpdated', async (e) => {
   return toRealm(d.realm_id, { type: 'user_group', op: 'update', group_id: d.group_id, data: { ...d.changes } });
 });
 
-registerTranslator('UserGroupMembersAdded', async (e) => {
+/**
+ * A membership change made by the same request as a role change, a deactivation or a reactivation
+ * of the user (role:fullmembers follows the role and the account) reaches clients with that
+ * lifecycle event, in the real server's place for it (account-lifecycle.ts, and the role change
+ * below); here only the other users of the change are left.
+ */
+async function membersLeft(db: Db, e: StoredEvent, userIds: readonly number[]): Promise<number[]> {
+  const covered = new Set((await requestEvents(db, e, LIFECYCLE)).filter((l) => l.position < e.position).map((l) => (l.data as { user_id: number }).user_id));
+  return userIds.filter((id) => !covered.has(id));
+}
+
+registerTranslator('UserGroupMembersAdded', async (e, db) => {
   const d = e.data as DataOf<'UserGroupMembersAdded'>;
-  return toRealm(d.realm_id, { type: 'user_group', op: 'add_members', group_id: d.group_id, user_ids: d.user_ids });
+  const user_ids = await membersLeft(db, e, d.user_ids);
+  return user_ids.length === 0 ? null : toRealm(d.realm_id, { type: 'user_group', op: 'add_members', group_id: d.group_id, user_ids });
 });
 
-registerTranslator('UserGroupMembersRemoved', async (e) => {
+registerTranslator('UserGroupMembersRemoved', async (e, db) => {
   const d = e.data as DataOf<'UserGroupMembersRemoved'>;
-  return toRealm(d.realm_id, { type: 'user_group', op: 'remove_members', group_id: d.group_id, user_ids: d.user_ids });
+  const user_ids = await membersLeft(db, e, d.user_ids);
+  return user_ids.length === 0 ? null : toRealm(d.realm_id, { type: 'user_group', op: 'remove_members', group_id: d.group_id, user_ids });
 });
 
 registerTranslator('UserGroupSubgroupsAdded', async (e) => {
@@ -66,45 +80,26 @@ registerSection('realm_user_groups', async ({ trx, realm }) => ({ realm_user_gro
 // System-group membership follows roles (projections/user-groups.ts keeps the rows in step);
 // these tell clients about the same membership changes.
 
-async function systemGroupId(db: Db, realmId: number, role: number): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('user_groups')
-    .select('id')
-    .where('realm_id', '=', realmId)
-    .where('is_system_group', '=', true)
-    .where('name', '=', systemGroupForRole(role))
-    .executeTakeFirst();
-  return row?.id;
+/** The lifecycle events whose membership changes travel with them (membersLeft). */
+const LIFECYCLE = ['UserRoleChanged', 'UserDeactivated', 'UserReactivated'];
+const MEMBERSHIP = ['UserGroupMembersAdded', 'UserGroupMembersRemoved'];
+
+export interface MembershipChange {
+  op: 'add_members' | 'remove_members';
+  group_id: number;
 }
 
-/** The latest event of `types` on this event's (user) stream before it. */
-async function lastBefore(db: Db, event: StoredEvent, types: string[]): Promise<{ type: string; data: unknown } | undefined> {
-  return db
-    .selectFrom('events')
-    .select(['type', 'data'])
-    .where('stream_id', '=', event.stream_id)
-    .where('stream_version', '<', event.stream_version)
-    .where('type', 'in', types)
-    .orderBy('stream_version', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+/** The membership changes of `userId` that the request of `event` made after it (role:fullmembers). */
+export async function requestMembershipChanges(db: Db, event: StoredEvent, userId: number): Promise<MembershipChange[]> {
+  return (await requestEvents(db, event, MEMBERSHIP))
+    .filter((m) => m.position > event.position && (m.data as { user_ids: number[] }).user_ids.includes(userId))
+    .map((m) => ({ op: m.type === 'UserGroupMembersAdded' ? 'add_members' : 'remove_members', group_id: (m.data as { group_id: number }).group_id }));
 }
 
-/** The user's role just before this event of their stream (roles live on the user stream). */
-async function roleBefore(db: Db, event: StoredEvent): Promise<number | undefined> {
-  const data = (await lastBefore(db, event, ['UserCreated', 'UserRoleChanged']))?.data as { role?: number } | undefined;
-  return data?.role;
-}
-
-/** Whether the account was active just before `event` (its last deactivation or reactivation says). */
-async function activeBefore(db: Db, event: StoredEvent): Promise<boolean> {
-  return (await lastBefore(db, event, ['UserDeactivated', 'UserReactivated']))?.type !== 'UserDeactivated';
-}
-
-function membership(realmId: number, changes: Array<{ op: 'add_members' | 'remove_members'; group: number | undefined; user: number }>): PreparedEvent | null {
+function membership(realmId: number, userId: number, changes: Array<{ op: MembershipChange['op']; group_id: number | undefined }>): PreparedEvent | null {
   const events: ClientEvent[] = changes
-    .filter((c) => c.group !== undefined)
-    .map((c) => ({ type: 'user_group', op: c.op, group_id: c.group, user_ids: [c.user] }));
+    .filter((c) => c.group_id !== undefined)
+    .map((c) => ({ type: 'user_group', op: c.op, group_id: c.group_id, user_ids: [userId] }));
   if (events.length === 0) return null;
   return { audience: 'realm', forUser: (r) => (r.realm.id === realmId ? events : []) };
 }
@@ -112,26 +107,24 @@ function membership(realmId: number, changes: Array<{ op: 'add_members' | 'remov
 registerTranslator('UserCreated', async (e, db) => {
   const d = e.data as DataOf<'UserCreated'>;
   if (d.is_system_bot) return null;
-  return membership(d.realm_id, [{ op: 'add_members', group: await systemGroupId(db, d.realm_id, d.role), user: d.user_id }]);
+  return membership(d.realm_id, d.user_id, [{ op: 'add_members', group_id: await systemGroupId(db, d.realm_id, d.role) }]);
 });
 
+/**
+ * As do_change_user_role: out of the old role's group, into the new one's, then in or out of
+ * role:fullmembers when the member role is on either side; the channels coming into or out of view
+ * follow (role-channel-access.ts).
+ */
 registerTranslator('UserRoleChanged', async (e, db) => {
   const d = e.data as DataOf<'UserRoleChanged'>;
   const realmId = e.metadata.realm_id;
   const from = await systemGroupId(db, realmId, d.old_role);
   const to = await systemGroupId(db, realmId, d.role);
-  if (from === to) return null;
-  return membership(realmId, [
-    { op: 'remove_members', group: from, user: d.user_id },
-    { op: 'add_members', group: to, user: d.user_id },
-  ]);
-});
-
-registerTranslator('UserDeactivated', async (e, db) => {
-  const d = e.data as DataOf<'UserDeactivated'>;
-  const role = await roleBefore(db, e);
-  if (role === undefined) return null;
-  return membership(e.metadata.realm_id, [{ op: 'remove_members', group: await systemGroupId(db, e.metadata.realm_id, role), user: d.user_id }]);
+  const roleGroups = from === to ? [] : [
+    { op: 'remove_members' as const, group_id: from },
+    { op: 'add_members' as const, group_id: to },
+  ];
+  return membership(realmId, d.user_id, [...roleGroups, ...(await requestMembershipChanges(db, e, d.user_id))]);
 });
 
 // Erasing an active account deactivates it: it leaves its role's group, as a deactivation does.
@@ -139,12 +132,5 @@ registerTranslator('UserErased', async (e, db) => {
   const d = e.data as DataOf<'UserErased'>;
   const role = await roleBefore(db, e);
   if (role === undefined || !(await activeBefore(db, e))) return null;
-  return membership(d.realm_id, [{ op: 'remove_members', group: await systemGroupId(db, d.realm_id, role), user: d.user_id }]);
-});
-
-registerTranslator('UserReactivated', async (e, db) => {
-  const d = e.data as DataOf<'UserReactivated'>;
-  const role = await roleBefore(db, e);
-  if (role === undefined) return null;
-  return membership(e.metadata.realm_id, [{ op: 'add_members', group: await systemGroupId(db, e.metadata.realm_id, role), user: d.user_id }]);
+  return membership(d.realm_id, d.user_id, [{ op: 'remove_members', group_id: await systemGroupId(db, d.realm_id, role) }]);
 });

@@ -14,6 +14,7 @@ import type { Db } from '../../db/database.js';
 import { listProfileFields } from '../../read/profile-fields.js';
 import { botOwnerAsOf } from '../bot-owner-as-of.js';
 import { botServicesOf, getBotService, serviceDict } from '../../read/bot-services.js';
+import { requestEvents } from '../request-events.js';
 
 const viewerOf = (r: Recipient) => ({ user_id: r.user.id, role: r.user.role, realm_id: r.realm.id });
 
@@ -104,14 +105,7 @@ registerTranslator('UserBillingAdminChanged', async (e, db) => {
   const d = e.data as DataOf<'UserBillingAdminChanged'>;
   return personUpdate(() => ({ user_id: d.user_id, is_billing_admin: d.is_billing_admin }), await guestsWhoCanAccess(db, d.user_id));
 });
-registerTranslator('UserDeactivated', async (e, db) => {
-  const d = e.data as DataOf<'UserDeactivated'>;
-  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: false }), await guestsWhoCanAccess(db, d.user_id)), { is_active: false }, e);
-});
-registerTranslator('UserReactivated', async (e, db) => {
-  const d = e.data as DataOf<'UserReactivated'>;
-  return withBotUpdate(db, d.user_id, personUpdate(() => ({ user_id: d.user_id, is_active: true }), await guestsWhoCanAccess(db, d.user_id)), { is_active: true }, e);
-});
+// Deactivation and reactivation: account-lifecycle.ts.
 registerTranslator('UserApiKeyRegenerated', async (e, db) => {
   const d = e.data as DataOf<'UserApiKeyRegenerated'>;
   const bot = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
@@ -123,12 +117,11 @@ registerTranslator('UserApiKeyRegenerated', async (e, db) => {
   };
 });
 /**
- * As the real server: everyone gets the new bot_owner_id; the new owner (unless an administrator,
- * who had the bot already) gets realm_bot add, the old owner (same exception) realm_bot delete,
- * and the administrators realm_bot update.
+ * As the real server's send_bot_owner_update_events: the former owner (unless an administrator,
+ * who keeps the bot) gets realm_bot delete, the new owner (same exception) realm_bot add, the
+ * administrators realm_bot update; then everyone the new bot_owner_id.
  */
-registerTranslator('UserBotOwnerChanged', async (e, db) => {
-  const d = e.data as DataOf<'UserBotOwnerChanged'>;
+export async function botOwnerChange(db: Db, d: DataOf<'UserBotOwnerChanged'>): Promise<PreparedEvent | null> {
   const bot = await db.selectFrom('users').selectAll().where('id', '=', d.user_id).executeTakeFirst();
   if (!bot) return null;
   const row: UserRow = { ...bot, bot_owner_id: d.bot_owner_id };
@@ -140,13 +133,22 @@ registerTranslator('UserBotOwnerChanged', async (e, db) => {
     audience: 'realm',
     forUser: (r) => {
       const id = r.user.id;
-      const events: ClientEvent[] = [{ type: 'realm_user', op: 'update', person: { user_id: d.user_id, bot_owner_id: d.bot_owner_id } }];
+      const events: ClientEvent[] = [];
       if (admins.has(id)) events.push({ type: 'realm_bot', op: 'update', bot: { user_id: d.user_id, owner_id: d.bot_owner_id } });
       else if (id === d.bot_owner_id) events.push({ type: 'realm_bot', op: 'add', bot: botDict(row, names, service ? [serviceDict(service)] : []) });
       else if (id === oldOwner) events.push({ type: 'realm_bot', op: 'delete', bot: { user_id: d.user_id } });
+      events.push({ type: 'realm_user', op: 'update', person: { user_id: d.user_id, bot_owner_id: d.bot_owner_id } });
       return events;
     },
   };
+}
+
+registerTranslator('UserBotOwnerChanged', async (e, db) => {
+  const d = e.data as DataOf<'UserBotOwnerChanged'>;
+  // Reactivating a bot whose owner is gone makes the reactivating administrator its owner: those
+  // events go out with the reactivation's, before its channels and groups (account-lifecycle.ts).
+  const reactivated = (await requestEvents(db, e, ['UserReactivated'])).some((r) => r.position < e.position && (r.data as { user_id: number }).user_id === d.user_id);
+  return reactivated ? null : botOwnerChange(db, d);
 });
 registerTranslator('UserTimezoneChanged', async (e, db) => {
   const d = e.data as DataOf<'UserTimezoneChanged'>;
@@ -257,7 +259,7 @@ export function userPermissions(user: UserRow, realm: RealmRow, webPublicServerS
 }
 
 /** Who administers a bot (and gets realm_bot events): the realm's active human administrators and the owner. */
-async function botAdministrators(db: Db, bot: UserRow): Promise<Set<number>> {
+export async function botAdministrators(db: Db, bot: UserRow): Promise<Set<number>> {
   const admins = await db
     .selectFrom('users')
     .select('id')

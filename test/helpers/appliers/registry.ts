@@ -13,4 +13,14 @@ export interface ApplyContext {
   clientGravatar?: boolean;
   /** The registration asked for subscriber lists (include_subscribers). */
   includeSubscribers?: boolean;
+  /** The registration declared the user_list_incomplete capability. */
+  userListIncomplete?: boolean;
+  /** The organization's host, as the placeholder of a user one may not access names it. */
+  realmHost?: string;
+  /**
+   * What the server would answer now, for the few values the real server's own apply_event reads
+   * back from its database instead of getting events for them (realm_bots and realm_default_streams
+   * when the client's own role crosses the administrator or guest line).
+   */
+  server?: State;
 }

@@ -1,13 +1,42 @@
-import { registerApplier } from './registry.js';
+import { registerApplier, type State } from './registry.js';
+
+/** Takes a user out of every subscriber list and group the state holds (they left them all). */
+function forget(state: State, userId: number): void {
+  for (const list of ['subscriptions', 'unsubscribed', 'never_subscribed']) {
+    for (const sub of state[list] ?? []) if (Array.isArray(sub.subscribers)) sub.subscribers = sub.subscribers.filter((id: number) => id !== userId);
+  }
+  for (const group of state.realm_user_groups ?? []) group.members = group.members.filter((id: number) => id !== userId);
+}
 
 registerApplier('realm_user', (state, event, ctx) => {
   const person = event.person;
   if (event.op === 'add') {
+    // Keyed by id, as the real apply_event's raw_users: the whole user replaces a placeholder.
     const { is_active: _active, ...rest } = person;
+    for (const list of ['realm_users', 'realm_non_active_users']) {
+      if (state[list]) state[list] = state[list].filter((u: any) => u.user_id !== person.user_id);
+    }
     if (state.realm_users) state.realm_users.push(rest);
     return;
   }
+  if (event.op === 'remove') {
+    // The user is no longer accessible (limited user access): an "Unknown user" placeholder takes
+    // their place, or nothing with user_list_incomplete; they leave the subscriber lists.
+    for (const list of ['realm_users', 'realm_non_active_users']) {
+      if (state[list]) state[list] = state[list].filter((u: any) => u.user_id !== person.user_id);
+    }
+    if (state.realm_users && !ctx.userListIncomplete) state.realm_users.push(placeholder(person.user_id, ctx.realmHost ?? ''));
+    for (const list of ['subscriptions', 'unsubscribed', 'never_subscribed']) {
+      for (const sub of state[list] ?? []) if (Array.isArray(sub.subscribers)) sub.subscribers = sub.subscribers.filter((id: number) => id !== person.user_id);
+    }
+    return;
+  }
   if (event.op !== 'update') throw new Error(`realm_user op ${event.op}`);
+  // A deactivated account leaves every group and subscriber list (the real server's apply_event).
+  if (person.is_active === false) forget(state, person.user_id);
+  const selfBefore = (state.realm_users ?? []).find((u: any) => u.user_id === ctx.userId);
+  const wasAdmin = state.is_admin ?? selfBefore?.is_admin;
+  const wasGuest = state.is_guest ?? selfBefore?.is_guest;
   const lists: any[][] = [state.realm_users ?? [], state.realm_non_active_users ?? []];
   for (const list of lists) {
     const user = list.find((u) => u.user_id === person.user_id);
@@ -58,7 +87,38 @@ registerApplier('realm_user', (state, event, ctx) => {
       recomputePermissions(state, ctx.userId);
     }
   }
+  if (person.user_id === ctx.userId && person.role !== undefined) {
+    // No event carries these: the real server's apply_event reads them again when the client's own
+    // role moves it into or out of administering every bot, or out of or into being a guest.
+    const nowAdmin = person.role <= 200;
+    const nowGuest = person.role === 600;
+    if ('realm_bots' in state && wasAdmin !== undefined && wasAdmin !== nowAdmin) state.realm_bots = structuredClone(ctx.server?.realm_bots);
+    if ('realm_default_streams' in state && wasGuest !== undefined && wasGuest !== nowGuest) {
+      state.realm_default_streams = nowGuest ? [] : structuredClone(ctx.server?.realm_default_streams);
+    }
+  }
 });
+
+/** The real server's placeholder for a user one may not access (without is_active, as in realm_users). */
+function placeholder(userId: number, realmHost: string): Record<string, unknown> {
+  return {
+    email: `user${userId}@${realmHost}`,
+    user_id: userId,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    is_billing_admin: false,
+    role: 400,
+    is_bot: false,
+    full_name: 'Unknown user',
+    timezone: '',
+    date_joined: '1970-01-01T00:00:00+00:00',
+    delivery_email: null,
+    avatar_url: '/static/images/unknown-user-avatar.png',
+    profile_data: {},
+  };
+}
 
 registerApplier('realm_bot', (state, event) => {
   if (!state.realm_bots) return;
