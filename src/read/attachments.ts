@@ -45,19 +45,23 @@ export async function getAttachmentByPath(db: Db, pathId: string) {
   return db.selectFrom('attachments').selectAll().where('path_id', '=', pathId).executeTakeFirst();
 }
 
-/** Bytes used by all uploads of the realm. */
+/**
+ * Bytes used by the realm's uploads. A file whose last linking message was deleted counts no more
+ * (the real server archives it with the message: it leaves the realm's Attachment table at once).
+ */
 export async function realmUploadSpaceUsed(db: Db, realmId: number): Promise<number> {
   const row = await db
     .selectFrom('attachments')
     .select((eb) => eb.fn.sum<number>('size').as('total'))
     .where('realm_id', '=', realmId)
+    .where('orphaned', '=', false)
     .executeTakeFirst();
   return Number(row?.total ?? 0);
 }
 
-/** The user's uploads, newest first, with the messages linking to each. */
+/** The user's uploads, newest first, with the messages linking to each; not those gone with their deleted messages. */
 export async function listAttachments(db: Db, ownerId: number): Promise<AttachmentApi[]> {
-  const rows = await db.selectFrom('attachments').selectAll().where('owner_id', '=', ownerId).orderBy('id', 'desc').execute();
+  const rows = await db.selectFrom('attachments').selectAll().where('owner_id', '=', ownerId).where('orphaned', '=', false).orderBy('id', 'desc').execute();
   if (rows.length === 0) return [];
   const links = await db
     .selectFrom('attachment_messages')
@@ -91,4 +95,31 @@ export async function unlinkedAttachmentIds(db: Db): Promise<number[]> {
 export async function linkedMessageIds(db: Db, attachmentId: number): Promise<number[]> {
   const rows = await db.selectFrom('attachment_messages').select('message_id').where('attachment_id', '=', attachmentId).execute();
   return rows.map((r) => r.message_id);
+}
+
+/** The path ids of the uploads a message links now. */
+export async function linkedAttachmentPathIds(db: Db, messageId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('attachment_messages as l')
+    .innerJoin('attachments as a', 'a.id', 'l.attachment_id')
+    .select('a.path_id')
+    .where('l.message_id', '=', messageId)
+    .orderBy('a.path_id')
+    .execute();
+  return rows.map((r) => r.path_id);
+}
+
+/** One upload as the API shows it (the messages linking it, by id), or null when it is gone. */
+export async function attachmentApi(db: Db, attachmentId: number): Promise<AttachmentApi | null> {
+  const row = await db.selectFrom('attachments').selectAll().where('id', '=', attachmentId).executeTakeFirst();
+  if (!row) return null;
+  const links = await db.selectFrom('attachment_messages').selectAll().where('attachment_id', '=', attachmentId).orderBy('message_id').execute();
+  return {
+    id: row.id,
+    name: row.name,
+    path_id: row.path_id,
+    size: Number(row.size),
+    create_time: Number(row.create_time),
+    messages: links.map((l) => ({ id: l.message_id, date_sent: Number(l.date_sent) })),
+  };
 }

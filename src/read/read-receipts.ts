@@ -8,7 +8,8 @@ import type { MessageRow } from './messages.js';
  * send_read_receipts is on, never the sender, never a user who muted the viewer or whom the viewer
  * muted. "Read" is the same state GET /messages shows: a received message is read by its READ bit
  * or the user's watermark, unless marked unread; a message the user did not receive counts only
- * when they have a flag row for it (the real server's historical UserMessage row).
+ * when they have a flag row for it or reacted to it (the real server's historical UserMessage row,
+ * which reacting creates already read; unlike that row, ours goes when the reaction does).
  */
 export async function readReceiptUserIds(db: Db, viewerId: number, message: MessageRow): Promise<number[]> {
   const flags = sql`COALESCE(f.flags, 0)`;
@@ -29,7 +30,7 @@ export async function readReceiptUserIds(db: Db, viewerId: number, message: Mess
       AND ${flags} & ${FlagBit.UNREAD} = 0
       AND CASE WHEN ${received}
         THEN ${flags} & ${FlagBit.READ} <> 0 OR ${message.id} <= COALESCE(rs.read_through, 0)
-        ELSE f.flags IS NOT NULL END
+        ELSE f.flags IS NOT NULL OR EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = ${message.id} AND r.user_id = u.id) END
     ORDER BY u.id`.execute(db);
   return rows.rows.map((r) => Number(r.id));
 }

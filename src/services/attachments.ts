@@ -42,8 +42,10 @@ export const fileTooLarge = (maxMib: number, status = 400) =>
   new ApiError('BAD_REQUEST', status, `Uploaded file is larger than the allowed limit of ${maxMib} MiB`);
 
 /** Whether `user` may download the upload: its owner, or anyone who may read a message linking it. */
-export async function mayAccessAttachment(db: Db, user: UserRow, attachment: { id: number; owner_id: number; realm_id: number }): Promise<boolean> {
-  if (attachment.realm_id !== user.realm_id) return false;
+export async function mayAccessAttachment(db: Db, user: UserRow, attachment: { id: number; owner_id: number; realm_id: number; orphaned: boolean }): Promise<boolean> {
+  // A file gone with its deleted messages is gone for everyone, its uploader too (as on the real
+  // server, which archives it with them), until the cleanup removes its bytes.
+  if (attachment.realm_id !== user.realm_id || attachment.orphaned) return false;
   if (attachment.owner_id === user.id) return true;
   const rows = await getMessageRows(db, await linkedMessageIds(db, attachment.id));
   if (rows.length === 0) return false;
@@ -68,7 +70,7 @@ export async function claimableUploadPaths(db: Db, sender: UserRow, paths: reado
   for (const path of paths) {
     const pathId = pathIdOfUploadPath(path);
     if (pathId === null) continue;
-    const attachment = await db.selectFrom('attachments').select(['id', 'owner_id', 'realm_id']).where('path_id', '=', pathId).executeTakeFirst();
+    const attachment = await db.selectFrom('attachments').select(['id', 'owner_id', 'realm_id', 'orphaned']).where('path_id', '=', pathId).executeTakeFirst();
     if (attachment && (await mayAccessAttachment(db, sender, attachment))) claimable.push(path);
   }
   return claimable;

@@ -30,6 +30,7 @@ import { DEFAULT_REALM_PROPERTIES } from '../domain/realm/defaults.js';
 import { alertedUsers, checkGroupMentionsAllowed, realmRenderData, senderRenderContext } from './render-context.js';
 import { withTopicLinkTargets } from './topic-link-targets.js';
 import { claimableUploadPaths } from './attachments.js';
+import { linkedAttachmentPathIds } from '../read/attachments.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { isAdminRole } from '../domain/roles.js';
 import { waitingPeriodDays, withinWaitingPeriod } from '../domain/user-groups/full-members.js';
@@ -176,6 +177,7 @@ export async function editMessage(ctx: ServiceContext, meta: RequestMeta, user: 
         alerted_user_ids: alertedUsers(data.alertWords, holders, text).sort((a, b) => a - b),
         prev_alerted_user_ids: withBit(FlagBit.HAS_ALERT_WORD),
         attachment_paths: await claimableUploadPaths(ctx.db, user, rendered.linkedUploadPaths),
+        prev_attachment_path_ids: await linkedAttachmentPathIds(ctx.db, messageId),
       };
     }
     const moving = requestedTopic(params.topic ?? null, row.topic) !== null;

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { startTestServer, Role, basicAuth, type TestUser } from '../helpers/server.js';
-import { verifyAction } from '../helpers/verify-action.js';
+import { verifyAction, verifyActionForEach } from '../helpers/verify-action.js';
 import { createChannel, sendStream, subscribe, unsubscribe } from '../helpers/channels-fixture.js';
 
 // DELETE /messages/{id} by the rules of the real server's message deletion tests.
@@ -113,4 +113,50 @@ t.test("deleting a channel's first message moves its first_message_id", async (t
   await del(s, cordelia, ids[1]!);
   await del(s, cordelia, ids[3]!);
   t.equal(await first(), null, 'none left');
+});
+
+t.test('who hears of a deletion: readers of the message now and the one deleting, told of every id', async (t) => {
+  const s = await shared;
+  const hamlet = await s.user(Role.MEMBER, 'Hamlet');
+  const late = await s.user(Role.MEMBER, 'Late Joiner');
+  const leaver = await s.user(Role.MEMBER, 'Leaver');
+  const iago = await s.user(Role.ADMINISTRATOR, 'Iago');
+  const register = { event_types: ['delete_message'], client_capabilities: { bulk_message_deletion: true } };
+  const poll = async (u: TestUser, reg: { body: Record<string, any> }) =>
+    (await s.api('GET', '/events', u, { queue_id: reg.body.queue_id, last_event_id: reg.body.last_event_id, dont_block: true })).body.events as Array<Record<string, any>>;
+
+  // A private channel whose history subscribers share: one who joined after the message reads it (and hears),
+  // one who received it and left does not.
+  const sid = await createChannel(s, hamlet, 'shared-history-del', [leaver], { invite_only: true, history_public_to_subscribers: true });
+  const m = await sendStream(s, hamlet, 'shared-history-del', 'Topic', 'words');
+  await subscribe(s, hamlet, 'shared-history-del', [late]);
+  await unsubscribe(s, leaver, 'shared-history-del', [leaver]);
+  const [forLate, forHamlet] = await verifyActionForEach(t, s, [late, hamlet], () => s.api('DELETE', `/messages/${m}`, hamlet), { register });
+  t.same(forLate, [{ type: 'delete_message', message_type: 'stream', stream_id: sid, topic: 'Topic', message_ids: [m], id: forLate![0]?.id }]);
+  t.equal(forHamlet!.length, 1);
+
+  const m2 = await sendStream(s, hamlet, 'shared-history-del', 'Topic', 'more words');
+  const leaverReg = await s.api('POST', '/register', leaver, register);
+  t.same((await del(s, hamlet, m2)), ok);
+  t.same(await poll(leaver, leaverReg), [], 'one who left a private channel hears nothing');
+
+  // An administrator deleting in a public channel they never joined hears of it.
+  await createChannel(s, hamlet, 'public-unjoined-del', []);
+  const p = await sendStream(s, hamlet, 'public-unjoined-del', 'topic', 'hello');
+  const events = await verifyAction(t, s, iago, () => s.api('DELETE', `/messages/${p}`, iago), { register });
+  t.match(events, [{ type: 'delete_message', message_ids: [p] }]);
+});
+
+t.test('a topic deletion without bulk_message_deletion: one event per message, each with the topic', async (t) => {
+  const s = await shared;
+  const iago = await s.user(Role.ADMINISTRATOR, 'Iago');
+  const late = await s.user(Role.MEMBER, 'Late Joiner');
+  const sid = await createChannel(s, iago, 'per-message-del', []);
+  const ids = [await sendStream(s, iago, 'per-message-del', 'doomed', 'one'), await sendStream(s, iago, 'per-message-del', 'doomed', 'two')];
+  await subscribe(s, iago, 'per-message-del', [late]);
+  const events = await verifyAction(t, s, late, () => s.api('POST', `/streams/${sid}/delete_topic`, iago, { topic_name: 'doomed' }), {
+    register: { event_types: ['delete_message'], client_capabilities: { bulk_message_deletion: false } },
+  });
+  t.match(events, ids.map((id) => ({ type: 'delete_message', message_type: 'stream', stream_id: sid, topic: 'doomed', message_id: id })));
+  t.ok(events.every((e) => !('message_ids' in e)));
 });

@@ -61,3 +61,23 @@ t.test('read receipts follow the read watermark and DMs', async (t) => {
   await s.api('POST', '/messages/flags', bob, { messages: [id], op: 'remove', flag: 'read' });
   t.same((await s.api('GET', `/messages/${id}/read_receipts`, carol)).body.user_ids, [], 'marked unread below the watermark');
 });
+
+t.test('read receipts: a historical row made by reacting counts; bots are listed', async (t) => {
+  const s = await startTestServer(t);
+  const cordelia = await s.user(Role.MEMBER, 'Cordelia');
+  const hamlet = await s.user(Role.MEMBER, 'Hamlet');
+  const channel = await createChannel(s, cordelia, 'test-stream', { subscribers: [cordelia.id] });
+  const id = (await s.api('POST', '/messages', cordelia, { type: 'stream', to: channel, topic: 't', content: 'foo' })).body.id as number;
+  t.equal((await s.api('POST', `/messages/${id}/reactions`, hamlet, { emoji_name: 'smile' })).status, 200);
+  t.same((await s.api('GET', `/messages/${id}/read_receipts`, hamlet)).body.user_ids, [hamlet.id],
+    'reacting to a message not received makes a historical, read row (test_historical_usermessages_read_flag_not_considered)');
+
+  const created = await s.api('POST', '/bots', hamlet, { full_name: 'Reader Bot', short_name: `reader${hamlet.id}`, bot_type: 1 });
+  t.equal(created.status, 200);
+  const botAuth = { id: created.body.user_id as number, auth: `Basic ${Buffer.from(`${(await s.api('GET', `/users/${created.body.user_id}`, hamlet)).body.user.email}:${created.body.api_key}`).toString('base64')}` };
+  const bot = { ...hamlet, ...botAuth };
+  await s.api('POST', '/users/me/subscriptions', cordelia, { subscriptions: JSON.stringify([{ name: 'test-stream' }]), principals: JSON.stringify([bot.id]) });
+  const m = (await s.api('POST', '/messages', cordelia, { type: 'stream', to: channel, topic: 't', content: 'for the bot' })).body.id as number;
+  t.equal((await s.api('POST', '/messages/flags', bot, { messages: [m], op: 'add', flag: 'read' })).status, 200);
+  t.same((await s.api('GET', `/messages/${m}/read_receipts`, cordelia)).body.user_ids, [bot.id], 'a bot that marks a message read is listed');
+});

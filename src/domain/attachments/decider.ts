@@ -69,7 +69,8 @@ export function decideAttachment(command: AttachmentCommand, state: AttachmentSt
       }];
     }
     case 'DeleteAttachment':
-      if (!state || state.owner_id !== command.actor_id) throw invalidAttachment();
+      // One gone with its deleted messages is no longer the user's to delete (the cleanup removes it).
+      if (!state || state.owner_id !== command.actor_id || state.orphaned) throw invalidAttachment();
       return [deleted(state, 'user', command.realm_space_used)];
     case 'ExpireAttachment': {
       if (!state || state.linked_message_count > 0) return [];

@@ -162,7 +162,7 @@ export interface EditCommand {
   /** the new content, rendered (null: content not given) */
   content: { content: string; rendered_content: string; is_me_message: boolean; has_link: boolean; has_image: boolean; has_attachment: boolean;
     mentioned_user_ids: number[]; prev_mentioned_user_ids: number[]; stream_wildcard: boolean; topic_wildcard: boolean; topic_wildcard_user_ids?: number[];
-    alerted_user_ids?: number[]; prev_alerted_user_ids?: number[]; attachment_paths: string[] } | null;
+    alerted_user_ids?: number[]; prev_alerted_user_ids?: number[]; attachment_paths: string[]; prev_attachment_path_ids?: string[] } | null;
   /** the topic as requested (null: not given); the decider strips, checks and truncates it */
   new_topic: string | null;
   /** the channel as requested (null: not given, or the message's own channel) */
@@ -256,6 +256,7 @@ export function decideEditMessage(command: EditCommand, state: MessageState): Me
       topic_wildcard_user_ids: c ? c.topic_wildcard_user_ids ?? [] : null,
       ...(c ? { alerted_user_ids: c.alerted_user_ids ?? [], prev_alerted_user_ids: c.prev_alerted_user_ids ?? [] } : {}),
       attachment_paths: c ? c.attachment_paths : null,
+      ...(c?.prev_attachment_path_ids ? { prev_attachment_path_ids: c.prev_attachment_path_ids } : {}),
       new_topic: newTopic,
       new_stream_id: newStreamId,
       propagate_mode: command.propagate_mode,

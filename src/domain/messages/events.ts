@@ -98,6 +98,11 @@ export type MessageEdited = Event<'MessageEdited', {
   prev_alerted_user_ids?: number[];
   /** uploads the new content links to; null when the content did not change */
   attachment_paths: string[] | null;
+  /**
+   * content change: the path ids of the uploads the message linked before the edit (only newly
+   * linked ones are announced to the sender); absent in events written before this field existed
+   */
+  prev_attachment_path_ids?: string[];
   /** move (null: unchanged) */
   new_topic: string | null;
   new_stream_id: number | null;

@@ -299,11 +299,16 @@ registerTranslator('MessageEdited', async (event, db): Promise<PreparedEvent | n
 registerTranslator('MessagesDeleted', async (event, db): Promise<PreparedEvent | null> => {
   const d = event.data as DataOf<'MessagesDeleted'>;
   const receivers = await receiversByMessage(db, d.stream_id, d.dm_user_ids, d.message_ids);
+  // As the real server's do_delete_messages: those who may read the messages now (a DM's
+  // participants; for a channel, as for a reaction) and the one deleting, each told of all of them.
+  const actorId = event.metadata.actor_id;
+  const audience = d.stream_id === null
+    ? new Set([...d.dm_user_ids, ...(actorId === null ? [] : [actorId])])
+    : await channelActionAudience(db, d.stream_id, [...receivers.keys()], actorId);
+  const ids = [...d.message_ids].sort((a, b) => a - b);
   return {
-    audience: new Set(receivers.keys()),
+    audience,
     forUser: (r) => {
-      const ids = receivers.get(r.user.id) ?? [];
-      if (ids.length === 0) return [];
       const base: Record<string, unknown> = { type: 'delete_message', message_type: d.message_type };
       if (d.stream_id !== null) Object.assign(base, { stream_id: d.stream_id, topic: d.topic });
       if (r.queue.client_capabilities.bulk_message_deletion) return [{ ...base, type: 'delete_message', message_ids: ids }];
@@ -317,15 +322,16 @@ registerTranslator('MessagesDeleted', async (event, db): Promise<PreparedEvent |
  * history is protected, those who received it and are still subscribed; in another private channel, its
  * subscribers; in a public one, its subscribers and every member (not guest) who received it. The one acting too.
  */
-async function channelActionAudience(db: Db, streamId: number, receiverIds: number[], actorId: number): Promise<Set<number>> {
+async function channelActionAudience(db: Db, streamId: number, receiverIds: number[], actorId: number | null): Promise<Set<number>> {
+  const actor = actorId === null ? [] : [actorId];
   const stream = await db.selectFrom('streams').selectAll().where('id', '=', streamId).executeTakeFirst();
-  if (!stream) return new Set([...receiverIds, actorId]);
+  if (!stream) return new Set([...receiverIds, ...actor]);
   const subscribers = await db.selectFrom('subscriptions').select('user_id').where('stream_id', '=', streamId).where('active', '=', true).execute();
   const subscribed = new Set(subscribers.map((r) => r.user_id));
-  if (streamHistoryIsProtected(stream)) return new Set([...receiverIds.filter((id) => subscribed.has(id)), actorId]);
-  if (stream.invite_only || receiverIds.length === 0) return new Set([...subscribed, actorId]);
+  if (streamHistoryIsProtected(stream)) return new Set([...receiverIds.filter((id) => subscribed.has(id)), ...actor]);
+  if (stream.invite_only || receiverIds.length === 0) return new Set([...subscribed, ...actor]);
   const members = await db.selectFrom('users').select('id').where('id', 'in', receiverIds).where('role', '!=', Role.GUEST).execute();
-  return new Set([...subscribed, ...members.map((r) => r.id), actorId]);
+  return new Set([...subscribed, ...members.map((r) => r.id), ...actor]);
 }
 
 async function reactionEvent(op: 'add' | 'remove', d: DataOf<'ReactionAdded'>, db: Db): Promise<PreparedEvent | null> {
