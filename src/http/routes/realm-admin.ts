@@ -13,12 +13,16 @@ import type { AppServices } from '../services.js';
 
 const INT_OR_STRING: ParamSchema = { anyOf: [{ type: 'integer' }, { type: 'string' }] };
 const NUMBER_OR_STRING: ParamSchema = { anyOf: [{ type: 'number' }, { type: 'string' }] };
+const JSON_VALUE: ParamSchema = { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array' }, { type: 'object' }] };
 
 /** How each organization setting arrives; the decider checks values and gives the real server's errors. */
 function paramFor(spec: RealmSettingSpec): ParamSchema {
   switch (spec.kind) {
     case 'bool': return { type: 'boolean' };
-    case 'text': case 'language': case 'jitsi': return { type: 'string' };
+    case 'text': case 'language': return { type: 'string' };
+    // JSON-encoded on the real server (`"https://..."`, `"default"`); any JSON value arrives, the
+    // decider refuses what is not a string with the real server's words.
+    case 'jitsi': return JSON_VALUE;
     case 'choice': case 'channel': case 'group': return { type: 'integer' };
     // Converted from its text by the decider, which names any bad value.
     case 'count': return NUMBER_OR_STRING;
