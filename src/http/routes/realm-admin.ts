@@ -8,7 +8,7 @@ import { errors } from '../../domain/errors.js';
 import { Role } from '../../domain/roles.js';
 import type { UserRow } from '../../read/users.js';
 import { isAdminRole } from '../../domain/roles.js';
-import { changeDefaultStreamGroups, resolveChannelNames } from '../../services/default-stream-groups.js';
+import { changeDefaultStreamGroups, requireDefaultStreamGroup, resolveChannelNames } from '../../services/default-stream-groups.js';
 import type { AppServices } from '../services.js';
 
 const INT_OR_STRING: ParamSchema = { anyOf: [{ type: 'integer' }, { type: 'string' }] };
@@ -128,6 +128,7 @@ export default async function realmAdminRoutes(app: FastifyInstance, { services 
     allow: requireAdmin,
     params: { properties: { group_id: { type: 'integer' }, op: { type: 'string' }, stream_names: streamNames }, required: ['group_id', 'op', 'stream_names'] },
     handler: async ({ params, user, meta }) => {
+      await requireDefaultStreamGroup(ctx.db, meta.realmId, params.group_id);
       const channels = await resolveChannelNames(ctx.db, user, params.stream_names);
       await changeDefaultStreamGroups(ctx, meta, { type: 'UpdateDefaultStreamGroupStreams', group_id: params.group_id, op: params.op, channels });
     },
