@@ -125,3 +125,13 @@ t.test('default channel groups: the real server\'s order of checks, and groups i
   t.equal(only.length, 1);
   t.match(only[0]!.default_stream_groups[0], { id, name: 'Zeta', description: 'Just this' });
 });
+
+t.test('default channels: the administrator check comes before the parameters (require_realm_admin)', async (t) => {
+  const s = await startTestServer(t);
+  const member = await s.user(Role.MEMBER, 'Member');
+  for (const method of ['POST', 'DELETE'] as const) {
+    t.same((await s.api(method, '/default_streams', member, {})).body,
+      { result: 'error', msg: 'Must be an organization administrator', code: 'UNAUTHORIZED_PRINCIPAL' }, method);
+  }
+  t.equal((await s.api('POST', '/default_streams', s.owner, {})).body.code, 'REQUEST_VARIABLE_MISSING');
+});
