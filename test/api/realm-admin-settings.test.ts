@@ -199,3 +199,14 @@ t.test('one request\'s events come in the order the real server records them', a
     'org_type',
   ]);
 });
+
+t.test('video call providers: only those this server offers, listed in /register', async (t) => {
+  const s = await startTestServer(t);
+  const state = (await s.api('POST', '/register', s.owner, realmRegister)).body;
+  // The web app reads .disabled.id and .jitsi_meet.id from this object.
+  t.same(state.realm_available_video_chat_providers, { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } });
+  for (const id of [3, 4]) {
+    t.same((await s.api('PATCH', '/realm', s.owner, { video_chat_provider: id })).body,
+      { result: 'error', code: 'BAD_REQUEST', msg: `Invalid video_chat_provider ${id}` }, 'Zoom and BigBlueButton are not configured');
+  }
+});

@@ -1,7 +1,7 @@
 import { errors } from '../errors.js';
 import { Role } from '../roles.js';
 import { isLanguageCode } from '../settings/languages.js';
-import { SUPPORTED_PERMISSION_SETTINGS } from '../realm/server-catalogs.js';
+import { SUPPORTED_PERMISSION_SETTINGS, VIDEO_CHAT_PROVIDERS } from '../realm/server-catalogs.js';
 import type { RealmSettingChanged } from './events.js';
 
 /**
@@ -25,6 +25,8 @@ type SettingKind =
   | { kind: 'auth' };
 
 export type RealmSettingSpec = SettingKind & { owner?: true };
+
+const VIDEO_CHAT_PROVIDER_IDS = Object.values(VIDEO_CHAT_PROVIDERS).map((p) => p.id);
 
 // Permission levels (api/roles-and-permissions): 1 members, 2 admins, 3 full members,
 // 4 moderators, 5 everyone, 6 nobody, 7 owners.
@@ -71,8 +73,9 @@ export const REALM_SETTINGS: Readonly<Record<string, RealmSettingSpec>> = {
   user_group_edit_policy: { kind: 'choice', values: COMMON },
   private_message_policy: { kind: 'choice', values: [1, 2] },
   wildcard_mention_policy: { kind: 'choice', values: [1, 2, 3, 5, 6, 7] },
-  // 0 disabled, 1 Jitsi Meet, 3 Zoom, 4 BigBlueButton (2, Google Hangouts, was retired).
-  video_chat_provider: { kind: 'choice', values: [0, 1, 3, 4] },
+  // The providers this server offers (VIDEO_CHAT_PROVIDERS): Zoom (3) and BigBlueButton (4)
+  // exist on the real server only when configured, which this server never is.
+  video_chat_provider: { kind: 'choice', values: VIDEO_CHAT_PROVIDER_IDS },
   jitsi_server_url: { kind: 'jitsi' },
   giphy_rating: { kind: 'choice', values: [0, 1, 2, 3, 4, 5] },
   default_code_block_language: { kind: 'text' },
