@@ -1,6 +1,7 @@
 import { errors } from '../domain/errors.js';
 import {
   decideDefaultStreamGroups,
+  defaultStreamGroupNotFound,
   type DefaultStreamGroup,
   type DefaultStreamGroupCommand,
   type NamedChannel,
@@ -24,7 +25,8 @@ export async function formatDefaultStreamGroups(db: Db, groups: readonly Default
   const streams = ids.length === 0 ? [] : await db.selectFrom('streams').selectAll().where('id', 'in', ids).where('deactivated', '=', false).execute();
   const byId = new Map(streams.map((s) => [s.id, s]));
   return [...groups]
-    .sort((a, b) => a.name.localeCompare(b.name))
+    // By name in code-point order, as the real server's sorted() orders them.
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((g) => ({
       name: g.name,
       id: g.id,
@@ -37,6 +39,12 @@ export async function formatDefaultStreamGroups(db: Db, groups: readonly Default
           return rest;
         }),
     }));
+}
+
+/** The real server looks the group up before the channels named for it. */
+export async function requireDefaultStreamGroup(db: Db, realmId: number, groupId: number): Promise<void> {
+  const row = await db.selectFrom('default_stream_groups').select('id').where('realm_id', '=', realmId).where('id', '=', groupId).executeTakeFirst();
+  if (!row) throw defaultStreamGroupNotFound(groupId);
 }
 
 /** Channels named by an administrator, as the real server's access_stream_by_name resolves them. */

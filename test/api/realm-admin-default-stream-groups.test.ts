@@ -25,7 +25,10 @@ t.test('default channel groups: create, rename, change channels, delete', async 
 
   await verifyAction(t, s, member, () => s.api('POST', '/default_stream_groups/create', admin, { group_name: 'Ops', description: '', stream_names: ['ops'] }), { register });
   const renamed = await verifyAction(t, s, member, () => s.api('PATCH', `/default_stream_groups/${id}`, admin, { new_group_name: 'Makers', new_description: 'Makers all' }), { register });
-  t.match(renamed[0]!.default_stream_groups, [{ id, name: 'Makers', description: 'Makers all' }, { name: 'Ops' }]);
+  // The name and the description change one after the other, each with its event (as on the real server).
+  t.equal(renamed.length, 2);
+  t.match(renamed[0]!.default_stream_groups, [{ id, name: 'Makers', description: 'Those who build' }, { name: 'Ops' }]);
+  t.match(renamed[1]!.default_stream_groups, [{ id, name: 'Makers', description: 'Makers all' }, { name: 'Ops' }]);
   const added = await verifyAction(t, s, member, () => s.api('PATCH', `/default_stream_groups/${id}/streams`, admin, { op: 'add', stream_names: ['ops'] }), { register });
   t.same(added[0]!.default_stream_groups[0].streams.map((c: { name: string }) => c.name), ['design', 'eng', 'ops']);
   await verifyAction(t, s, member, () => s.api('PATCH', `/default_stream_groups/${id}/streams`, admin, { op: 'remove', stream_names: ['design', 'eng'] }), { register });
@@ -100,4 +103,35 @@ t.test('an archived channel leaves the default channel groups and the default ch
   const defaults = await verifyAction(t, s, member, () => s.api('DELETE', `/streams/${lobby}`, admin), { register: both });
   t.same(defaults.map((e) => e.type), ['default_streams']);
   t.same(defaults[0]!.default_streams, [], 'no longer a default channel');
+});
+
+t.test('default channel groups: the real server\'s order of checks, and groups in code-point order', async (t) => {
+  const s = await startTestServer(t);
+  const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
+  await s.api('POST', '/users/me/subscriptions', admin, { subscriptions: [{ name: 'eng' }] });
+  // "You must pass..." comes before the group is looked up; the group before the channels named.
+  t.equal((await s.api('PATCH', '/default_stream_groups/424242', admin, {})).body.msg, 'You must pass "new_description" or "new_group_name".');
+  t.equal((await s.api('PATCH', '/default_stream_groups/424242/streams', admin, { op: 'add', stream_names: ['nowhere'] })).body.msg,
+    "Default channel group with id '424242' does not exist.");
+  t.equal((await s.api('POST', '/default_stream_groups/create', admin, { group_name: 'a\u0000b', description: '', stream_names: [] })).body.msg,
+    'group_name contains NULL (0x00) characters.', 'refused with the parameter, before the group name check');
+  for (const name of ['beta', 'Zeta', 'alpha']) {
+    t.equal((await s.api('POST', '/default_stream_groups/create', admin, { group_name: name, description: '', stream_names: ['eng'] })).status, 200);
+  }
+  const state = (await s.api('POST', '/register', admin, register)).body;
+  t.same(state.realm_default_stream_groups.map((g: { name: string }) => g.name), ['Zeta', 'alpha', 'beta'], 'sorted as Python sorts strings');
+  const id = state.realm_default_stream_groups[0].id as number;
+  const only = await verifyAction(t, s, admin, () => s.api('PATCH', `/default_stream_groups/${id}`, admin, { new_description: 'Just this' }), { register });
+  t.equal(only.length, 1);
+  t.match(only[0]!.default_stream_groups[0], { id, name: 'Zeta', description: 'Just this' });
+});
+
+t.test('default channels: the administrator check comes before the parameters (require_realm_admin)', async (t) => {
+  const s = await startTestServer(t);
+  const member = await s.user(Role.MEMBER, 'Member');
+  for (const method of ['POST', 'DELETE'] as const) {
+    t.same((await s.api(method, '/default_streams', member, {})).body,
+      { result: 'error', msg: 'Must be an organization administrator', code: 'UNAUTHORIZED_PRINCIPAL' }, method);
+  }
+  t.equal((await s.api('POST', '/default_streams', s.owner, {})).body.code, 'REQUEST_VARIABLE_MISSING');
 });

@@ -99,7 +99,9 @@ t.test('PATCH /realm: each change is a realm event, folded to a fresh register',
     message_content_delete_limit_seconds: 'unlimited', move_messages_within_stream_limit_seconds: 3600,
     default_code_block_language: 'python', org_type: 20, enable_read_receipts: false, require_unique_names: true,
   }), { register: withUsers });
+  // A time limit set to "unlimited" is recorded first, as on the real server.
   t.match(simple, [
+    { type: 'realm', op: 'update', property: 'message_content_delete_limit_seconds', value: null },
     { type: 'realm', op: 'update', property: 'name', value: 'Acme' },
     { type: 'realm', op: 'update', property: 'description', value: 'We make **everything**' },
   ]);
@@ -116,9 +118,9 @@ t.test('PATCH /realm: each change is a realm event, folded to a fresh register',
     can_access_all_users_group: idOf('role:members'),
   }), { register: realmRegister });
   t.same(dict.map((e) => [e.op, e.property, e.data]), [
+    ['update_dict', 'default', { message_content_edit_limit_seconds: null }],
     ['update_dict', 'default', { allow_message_editing: false }],
     ['update_dict', 'default', { edit_topic_policy: 2 }],
-    ['update_dict', 'default', { message_content_edit_limit_seconds: null }],
     ['update_dict', 'default', { can_access_all_users_group: idOf('role:members') }],
   ]);
 
@@ -152,4 +154,59 @@ t.test('message_retention_days drives the retention job, and every setting repla
   t.same(await tableChecksums(s.platform.db, tables), before, 'identical read tables after rebuild');
   const state = (await s.api('POST', '/register', s.owner, { fetch_event_types: ['realm'] })).body;
   t.match(state, { realm_name: 'Replayed', realm_message_retention_days: -1, realm_edit_topic_policy: 6 });
+});
+
+t.test('jitsi_server_url is JSON-encoded, as on the real server (test_realm.py test_jitsi_server_url)', async (t) => {
+  const s = await startTestServer(t);
+  for (const value of ['', 'invalidURL', 12, `https://jitsi.example.com/${'a'.repeat(180)}`, 'https://intranet']) {
+    const r = await s.api('PATCH', '/realm', s.owner, { jitsi_server_url: JSON.stringify(value) });
+    t.same(r.body, { result: 'error', code: 'BAD_REQUEST', msg: 'jitsi_server_url is not an allowed_type' }, JSON.stringify(value));
+  }
+  const set = await s.api('PATCH', '/realm', s.owner, { jitsi_server_url: JSON.stringify('https://jitsi.example.com') });
+  t.same(set.body, { result: 'success', msg: '', jitsi_server_url: 'updated' });
+  let state = (await s.api('POST', '/register', s.owner, realmRegister)).body;
+  t.equal(state.realm_jitsi_server_url, 'https://jitsi.example.com', 'stored without the JSON quotes');
+  const reset = await s.api('PATCH', '/realm', s.owner, { jitsi_server_url: JSON.stringify('default') });
+  t.same(reset.body, { result: 'success', msg: '', jitsi_server_url: null });
+  state = (await s.api('POST', '/register', s.owner, realmRegister)).body;
+  t.equal(state.realm_jitsi_server_url, null);
+});
+
+t.test('one request\'s events come in the order the real server records them', async (t) => {
+  const s = await startTestServer(t);
+  const member = await s.user(Role.MEMBER, 'Member');
+  await s.api('PATCH', '/realm', s.owner, { move_messages_between_streams_limit_seconds: 100, jitsi_server_url: JSON.stringify('https://a.example.com') });
+  const groups = (await s.api('GET', '/user_groups', s.owner)).body.user_groups as Array<{ id: number; name: string }>;
+  const members = groups.find((g) => g.name === 'role:members')!.id;
+  const events = await verifyAction(t, s, member, () => s.api('PATCH', '/realm', s.owner, {
+    org_type: 20,
+    new_stream_announcements_stream_id: -1,
+    create_multiuse_invite_group: members,
+    message_content_delete_limit_seconds: 60,
+    message_retention_days: 30,
+    name: 'Ordered',
+    move_messages_between_streams_limit_seconds: 'unlimited',
+    jitsi_server_url: JSON.stringify('default'),
+    digest_weekday: 2,
+  }), { register: realmRegister });
+  t.same(events.map((e) => e.property === 'default' ? Object.keys(e.data)[0] : e.property), [
+    // Cleared limits and the Jitsi URL first; plain settings; retention, then set limits; groups; channels; org type.
+    'move_messages_between_streams_limit_seconds', 'jitsi_server_url',
+    'name', 'digest_weekday',
+    'message_retention_days', 'message_content_delete_limit_seconds',
+    'create_multiuse_invite_group',
+    'new_stream_announcements_stream_id',
+    'org_type',
+  ]);
+});
+
+t.test('video call providers: only those this server offers, listed in /register', async (t) => {
+  const s = await startTestServer(t);
+  const state = (await s.api('POST', '/register', s.owner, realmRegister)).body;
+  // The web app reads .disabled.id and .jitsi_meet.id from this object.
+  t.same(state.realm_available_video_chat_providers, { disabled: { name: 'None', id: 0 }, jitsi_meet: { name: 'Jitsi Meet', id: 1 } });
+  for (const id of [3, 4]) {
+    t.same((await s.api('PATCH', '/realm', s.owner, { video_chat_provider: id })).body,
+      { result: 'error', code: 'BAD_REQUEST', msg: `Invalid video_chat_provider ${id}` }, 'Zoom and BigBlueButton are not configured');
+  }
 });

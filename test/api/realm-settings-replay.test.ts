@@ -152,7 +152,9 @@ t.test('what the answer and the events say for each kind of setting', async (t) 
   t.same((await patch(s, admin, { default_code_block_language: '' })).body, ok({ default_code_block_language: 'updated' }));
   t.same((await patch(s, admin, { jitsi_server_url: 'https://jitsi.example.com' })).body, ok({ jitsi_server_url: 'updated' }));
   t.same((await patch(s, admin, { jitsi_server_url: 'default' })).body, ok({ jitsi_server_url: null }));
-  t.same((await patch(s, admin, { video_chat_provider: 4, giphy_rating: 5 })).body, ok({ video_chat_provider: 4, giphy_rating: 5 }));
+  // Zoom (3) and BigBlueButton (4) exist only on a server configured for them; this one is not.
+  t.same((await patch(s, admin, { video_chat_provider: 4 })).body, { result: 'error', msg: 'Invalid video_chat_provider 4', code: 'BAD_REQUEST' });
+  t.same((await patch(s, admin, { video_chat_provider: 0, giphy_rating: 5 })).body, ok({ video_chat_provider: 0, giphy_rating: 5 }));
   t.same((await patch(s, admin, { message_content_delete_limit_seconds: 'unlimited' })).body, ok({ message_content_delete_limit_seconds: null }));
   t.same((await patch(s, admin, { allow_message_editing: false, message_content_edit_limit_seconds: 1000 })).body,
     ok({ allow_message_editing: false, message_content_edit_limit_seconds: 1000 }));
@@ -167,7 +169,7 @@ t.test('what the answer and the events say for each kind of setting', async (t) 
     { type: 'realm', op: 'update', property: 'default_code_block_language', value: '' },
     { type: 'realm', op: 'update', property: 'jitsi_server_url', value: 'https://jitsi.example.com' },
     { type: 'realm', op: 'update', property: 'jitsi_server_url', value: null },
-    { type: 'realm', op: 'update', property: 'video_chat_provider', value: 4 },
+    { type: 'realm', op: 'update', property: 'video_chat_provider', value: 0 },
     { type: 'realm', op: 'update', property: 'giphy_rating', value: 5 },
     { type: 'realm', op: 'update', property: 'message_content_delete_limit_seconds', value: null },
     { type: 'realm', op: 'update_dict', property: 'default', data: { allow_message_editing: false } },

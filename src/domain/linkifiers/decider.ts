@@ -5,9 +5,6 @@ import type { LinkifierEvent } from './events.js';
 import { compileRe2, namedGroups, Re2PatternError } from './re2-pattern.js';
 import { templateVariables } from './url-template.js';
 
-export const MAX_PATTERN_LENGTH = 1000;
-export const MAX_URL_TEMPLATE_LENGTH = 1024;
-
 export interface LinkifierRow {
   id: number;
   pattern: string;
@@ -34,38 +31,51 @@ export type LinkifierCommand =
 
 export const linkifierNotFound = () => errors.badRequest('Linkifier not found.');
 
-/** A validation failure the way the real server's form validation reports it: first message, plus all of them. */
-function invalid(field: string, message: string): ApiError {
-  return new ApiError('BAD_REQUEST', 400, message, { errors: { [field]: [message] } });
+/**
+ * The real server validates a linkifier as a Django model's full_clean does: each field's own
+ * checks (blank, then the URL template's RFC 6570 grammar), then the model's clean (the pattern
+ * compiles as RE2, the template's variables match the pattern's named groups) even when a field
+ * failed, then the (realm, pattern) uniqueness unless the pattern failed. Every failure is kept,
+ * by field in that order; the error message is the first of them.
+ */
+export function linkifierProblems(pattern: string, urlTemplate: string, patternTaken: boolean): Record<string, string[]> {
+  const problems: Record<string, string[]> = {};
+  const add = (field: string, message: string) => { (problems[field] ??= []).push(message); };
+  if (pattern === '') add('pattern', 'This field cannot be blank.');
+  const variables = templateVariables(urlTemplate);
+  if (urlTemplate === '') add('url_template', 'This field cannot be blank.');
+  else if (variables === null) add('url_template', 'Invalid URL template.');
+  const clean = cleanProblem(pattern, variables);
+  if (clean) add('__all__', clean);
+  if (problems.pattern === undefined && patternTaken) add('__all__', 'Linkifier with this Pattern and Realm already exists.');
+  return problems;
 }
 
-/** Checks a pattern and URL template pair; gives the pattern's named groups. */
-export function validateLinkifier(pattern: string, urlTemplate: string): void {
-  if (pattern.trim() === '') throw invalid('pattern', 'This field cannot be blank.');
-  if (pattern.length > MAX_PATTERN_LENGTH) throw invalid('pattern', `Ensure this value has at most ${MAX_PATTERN_LENGTH} characters (it has ${pattern.length}).`);
-  if (urlTemplate.trim() === '') throw invalid('url_template', 'This field cannot be blank.');
-  if (urlTemplate.length > MAX_URL_TEMPLATE_LENGTH) {
-    throw invalid('url_template', `Ensure this value has at most ${MAX_URL_TEMPLATE_LENGTH} characters (it has ${urlTemplate.length}).`);
-  }
+/** The model's clean: the first problem with the pattern or the groups it shares with the template. */
+function cleanProblem(pattern: string, variables: string[] | null): string | null {
   let groups: Set<string>;
   try {
     groups = new Set(namedGroups(compileRe2(pattern)));
   } catch (error) {
     if (!(error instanceof Re2PatternError)) throw error;
-    throw invalid('pattern', `Bad regular expression: ${error.message}`);
+    return `Bad regular expression: ${error.message}`;
   }
-  const variables = templateVariables(urlTemplate);
-  if (variables === null) throw invalid('url_template', 'Invalid URL template.');
-  // The real server checks the expanded template with a URL validator (http, https, ftp, ftps):
-  // a javascript: or data: template would only ever make a link that rendering has to drop.
-  if (!/^(https?|ftps?):\/\//i.test(urlTemplate.trim())) throw invalid('url_template', 'Invalid URL template.');
-  for (const name of variables) {
-    if (!groups.has(name)) throw invalid('__all__', `Group '${name}' in URL template is not present in linkifier pattern.`);
-  }
+  // An invalid template is reported once, by its own field.
+  if (variables === null) return null;
   const used = new Set(variables);
-  for (const name of groups) {
-    if (!used.has(name)) throw invalid('__all__', `Group '${name}' in linkifier pattern is not present in URL template.`);
-  }
+  // The alphabetically first name is reported, as the real server does.
+  const missingInPattern = [...used].filter((name) => !groups.has(name)).sort();
+  if (missingInPattern.length > 0) return `Group '${missingInPattern[0]}' in URL template is not present in linkifier pattern.`;
+  const missingInTemplate = [...groups].filter((name) => !used.has(name)).sort();
+  if (missingInTemplate.length > 0) return `Group '${missingInTemplate[0]}' in linkifier pattern is not present in URL template.`;
+  return null;
+}
+
+/** Throws the real server's validation error (first message, plus every failure by field). */
+function validateLinkifier(pattern: string, urlTemplate: string, patternTaken: boolean): void {
+  const problems = linkifierProblems(pattern, urlTemplate, patternTaken);
+  const first = Object.values(problems)[0]?.[0];
+  if (first !== undefined) throw new ApiError('BAD_REQUEST', 400, first, { errors: problems });
 }
 
 const requireAdmin = (actor: Actor) => {
@@ -79,10 +89,7 @@ export function decideLinkifiers(command: LinkifierCommand, state: LinkifiersSta
   switch (command.type) {
     case 'AddLinkifier': {
       requireAdmin(command.actor);
-      validateLinkifier(command.pattern, command.url_template);
-      if (state.linkifiers.some((l) => l.pattern === command.pattern)) {
-        throw invalid('__all__', 'Linkifier with this Pattern and Realm already exists.');
-      }
+      validateLinkifier(command.pattern, command.url_template, state.linkifiers.some((l) => l.pattern === command.pattern));
       const order = state.linkifiers.reduce((max, l) => Math.max(max, l.order + 1), 0);
       return [{
         type: 'LinkifierAdded',
@@ -92,10 +99,11 @@ export function decideLinkifiers(command: LinkifierCommand, state: LinkifiersSta
     case 'UpdateLinkifier': {
       requireAdmin(command.actor);
       if (!exists(command.linkifier_id)) throw linkifierNotFound();
-      validateLinkifier(command.pattern, command.url_template);
-      if (state.linkifiers.some((l) => l.pattern === command.pattern && l.id !== command.linkifier_id)) {
-        throw invalid('__all__', 'Linkifier with this Pattern and Realm already exists.');
-      }
+      validateLinkifier(
+        command.pattern,
+        command.url_template,
+        state.linkifiers.some((l) => l.pattern === command.pattern && l.id !== command.linkifier_id),
+      );
       return [{
         type: 'LinkifierUpdated',
         data: { realm_id, linkifier_id: command.linkifier_id, pattern: command.pattern, url_template: command.url_template },
@@ -112,6 +120,8 @@ export function decideLinkifiers(command: LinkifierCommand, state: LinkifiersSta
       if (ids.length !== state.linkifiers.length || !ids.every(exists)) {
         throw errors.badRequest('The ordered list must enumerate all existing linkifiers exactly once');
       }
+      // Nothing to reorder: nothing recorded, no event (as on the real server).
+      if (ids.length === 0) return [];
       return [{ type: 'LinkifiersReordered', data: { realm_id, ordered_linkifier_ids: [...ids] } }];
     }
     default:

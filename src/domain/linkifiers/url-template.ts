@@ -13,9 +13,9 @@ export function templateVariables(template: string): string[] | null {
     const ch = template[i]!;
     if (ch === '}') return null;
     if (ch !== '{') {
-      // Literals: any character but controls, space and "'<>\^`{|}; '%' only as a percent-encoding.
+      // Literals: any character but controls, space and "'<>\^`{|}. A '%' need not start a
+      // percent-encoding: the real server's validator takes "https://example.com/%%(foo)s".
       if (/[\u0000-\u0020"'<>\\^`|]/.test(ch)) return null;
-      if (ch === '%' && !/^%[0-9A-Fa-f]{2}/.test(template.slice(i, i + 3))) return null;
       i += 1;
       continue;
     }

@@ -35,6 +35,8 @@ function checkNotDefault(channels: readonly NamedChannel[], groupName: string): 
   if (single) throw errors.badRequest(`'${single.name}' is a default channel and cannot be added to '${groupName}'`);
 }
 
+export const defaultStreamGroupNotFound = (groupId: number) => errors.badRequest(`Default channel group with id '${groupId}' does not exist.`);
+
 /** Pure: the default channel group commands, over every group of the realm. */
 export function decideDefaultStreamGroups(command: DefaultStreamGroupCommand, realmId: number, groups: readonly DefaultStreamGroup[]): GroupEvent[] {
   if (command.type === 'CreateDefaultStreamGroup') {
@@ -44,24 +46,30 @@ export function decideDefaultStreamGroups(command: DefaultStreamGroupCommand, re
     const stream_ids = [...new Set(command.channels.map((c) => c.id))];
     return [{ type: 'DefaultStreamGroupCreated', data: { realm_id: realmId, group_id: command.group_id, name: command.name, description: command.description, stream_ids } }];
   }
+  // Checked before the group is looked up, as the real server does.
+  if (command.type === 'UpdateDefaultStreamGroupInfo' && !command.new_group_name && !command.new_description) {
+    throw errors.badRequest('You must pass "new_description" or "new_group_name".');
+  }
   const group = groups.find((g) => g.id === command.group_id);
-  if (!group) throw errors.badRequest(`Default channel group with id '${command.group_id}' does not exist.`);
+  if (!group) throw defaultStreamGroupNotFound(command.group_id);
   const changed = (next: Partial<DefaultStreamGroup>): GroupEvent => ({
     type: 'DefaultStreamGroupChanged',
     data: { realm_id: realmId, group_id: group.id, name: group.name, description: group.description, stream_ids: group.stream_ids, ...next },
   });
   switch (command.type) {
     case 'UpdateDefaultStreamGroupInfo': {
-      if (!command.new_group_name && !command.new_description) throw errors.badRequest('You must pass "new_description" or "new_group_name".');
-      const next: Partial<DefaultStreamGroup> = {};
+      // The name and the description are changed one after the other, each with its own event.
+      const events: GroupEvent[] = [];
+      let name = group.name;
       if (command.new_group_name !== undefined) {
         if (group.name === command.new_group_name) throw errors.badRequest(`This default channel group is already named '${command.new_group_name}'`);
         if (groups.some((g) => g.name === command.new_group_name)) throw errors.badRequest(`Default channel group '${command.new_group_name}' already exists`);
         checkName(command.new_group_name);
-        next.name = command.new_group_name;
+        name = command.new_group_name;
+        events.push(changed({ name }));
       }
-      if (command.new_description !== undefined) next.description = command.new_description;
-      return [changed(next)];
+      if (command.new_description !== undefined) events.push(changed({ name, description: command.new_description }));
+      return events;
     }
     case 'UpdateDefaultStreamGroupStreams': {
       const ids = new Set(group.stream_ids);

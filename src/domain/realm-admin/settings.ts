@@ -1,7 +1,7 @@
 import { errors } from '../errors.js';
 import { Role } from '../roles.js';
 import { isLanguageCode } from '../settings/languages.js';
-import { SUPPORTED_PERMISSION_SETTINGS } from '../realm/server-catalogs.js';
+import { SUPPORTED_PERMISSION_SETTINGS, VIDEO_CHAT_PROVIDERS } from '../realm/server-catalogs.js';
 import type { RealmSettingChanged } from './events.js';
 
 /**
@@ -25,6 +25,8 @@ type SettingKind =
   | { kind: 'auth' };
 
 export type RealmSettingSpec = SettingKind & { owner?: true };
+
+const VIDEO_CHAT_PROVIDER_IDS = Object.values(VIDEO_CHAT_PROVIDERS).map((p) => p.id);
 
 // Permission levels (api/roles-and-permissions): 1 members, 2 admins, 3 full members,
 // 4 moderators, 5 everyone, 6 nobody, 7 owners.
@@ -71,8 +73,9 @@ export const REALM_SETTINGS: Readonly<Record<string, RealmSettingSpec>> = {
   user_group_edit_policy: { kind: 'choice', values: COMMON },
   private_message_policy: { kind: 'choice', values: [1, 2] },
   wildcard_mention_policy: { kind: 'choice', values: [1, 2, 3, 5, 6, 7] },
-  // 0 disabled, 1 Jitsi Meet, 3 Zoom, 4 BigBlueButton (2, Google Hangouts, was retired).
-  video_chat_provider: { kind: 'choice', values: [0, 1, 3, 4] },
+  // The providers this server offers (VIDEO_CHAT_PROVIDERS): Zoom (3) and BigBlueButton (4)
+  // exist on the real server only when configured, which this server never is.
+  video_chat_provider: { kind: 'choice', values: VIDEO_CHAT_PROVIDER_IDS },
   jitsi_server_url: { kind: 'jitsi' },
   giphy_rating: { kind: 'choice', values: [0, 1, 2, 3, 4, 5] },
   default_code_block_language: { kind: 'text' },
@@ -121,6 +124,21 @@ export interface UpdateRealmSettings {
   actor_role: number;
   /** Raw parameter values as the route decoded them. */
   settings: Readonly<Record<string, unknown>>;
+}
+
+/** A URL as the real server's capped URL check takes it: web or FTP, with a host name. */
+function isCappedUrl(value: string): boolean {
+  if (value.length > JITSI_URL_MAX_LENGTH) return false;
+  try {
+    const url = new URL(value);
+    const host = url.hostname;
+    // A name with a top-level domain, localhost, or an IP address (as Django's URL validator).
+    const hostOk = /\.(?:[a-z\u00a1-\uffff-]{2,63}|xn--[a-z0-9]{1,59})\.?$/i.test(host) || host === 'localhost'
+      || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host) || host.startsWith('[');
+    return ['http:', 'https:', 'ftp:', 'ftps:'].includes(url.protocol) && hostOk;
+  } catch {
+    return false;
+  }
 }
 
 function timeLimit(name: string, value: unknown): number | null {
@@ -190,19 +208,11 @@ function checkShape(name: string, spec: RealmSettingSpec, raw: unknown): void {
     case 'language':
       if (typeof raw !== 'string') throw errors.invalidArgument(name, 'is not a string');
       return;
-    case 'jitsi': {
-      let ok = typeof raw === 'string' && (raw === 'default' || raw.length <= JITSI_URL_MAX_LENGTH);
-      if (ok && raw !== 'default') {
-        try {
-          const url = new URL(raw as string);
-          ok = url.protocol === 'http:' || url.protocol === 'https:';
-        } catch {
-          ok = false;
-        }
-      }
-      if (!ok) throw errors.badRequest('jitsi_server_url is not an allowed_type');
+    case 'jitsi':
+      // The special value, or a URL of at most 200 characters; anything else (a number, '') is
+      // refused in one message, as the real server's union of the two checks words it.
+      if (raw !== 'default' && !(typeof raw === 'string' && isCappedUrl(raw))) throw errors.badRequest('jitsi_server_url is not an allowed_type');
       return;
-    }
     case 'channel': case 'group':
       if (typeof raw !== 'number' || !Number.isInteger(raw)) throw errors.invalidArgument(name, 'is not an integer');
       return;
@@ -272,6 +282,42 @@ function parseSetting(name: string, spec: RealmSettingSpec, raw: unknown, state:
   }
 }
 
+/** The settings the real server records apart from (and before) the others when set to "unlimited"/"default". */
+const CLEARED_FIRST = [
+  'message_content_delete_limit_seconds',
+  'message_content_edit_limit_seconds',
+  'move_messages_within_stream_limit_seconds',
+  'move_messages_between_streams_limit_seconds',
+  'jitsi_server_url',
+];
+
+/**
+ * Where the real server's update_realm records a setting, so one request's events come in its
+ * order: time limits and the Jitsi URL being cleared; the plain settings in parameter order; the
+ * retention period, then time limits and the Jitsi URL being set; group settings; sign-in
+ * methods; announcement channels; the organization type.
+ */
+function recordRank(name: string, value: unknown): number {
+  const spec = REALM_SETTINGS[name]!;
+  const cleared = CLEARED_FIRST.indexOf(name);
+  if (cleared >= 0 && value === null) return 0;
+  if (spec.kind === 'retention' || cleared >= 0) return 2;
+  if (spec.kind === 'group') return 3;
+  if (spec.kind === 'auth') return 4;
+  if (spec.kind === 'channel') return 5;
+  if (name === 'org_type') return 6;
+  return 1;
+}
+
+function compareRecordOrder(a: string, aValue: unknown, b: string, bValue: unknown): number {
+  const byRank = recordRank(a, aValue) - recordRank(b, bValue);
+  if (byRank !== 0) return byRank;
+  // Within a rank: the retention period, then the cleared/set list's own order, else the parameters' order.
+  if (CLEARED_FIRST.includes(a) || CLEARED_FIRST.includes(b)) return CLEARED_FIRST.indexOf(a) - CLEARED_FIRST.indexOf(b);
+  const order = Object.keys(REALM_SETTINGS);
+  return order.indexOf(a) - order.indexOf(b);
+}
+
 /**
  * Recorded even when the value stays: the organization type (the real server records every
  * request for it) and a disabled announcement channel asked to be disabled again.
@@ -308,7 +354,8 @@ export function decideRealmSettings(
   }
   const events: RealmSettingChanged[] = [];
   const changed: Record<string, unknown> = {};
-  for (const [name] of asked) {
+  const recorded = [...asked].sort(([a], [b]) => compareRecordOrder(a, values.get(a), b, values.get(b)));
+  for (const [name] of recorded) {
     const value = values.get(name);
     if (value === undefined) continue;
     const current = name === 'name' ? state.name : state.properties[name];

@@ -2,6 +2,15 @@ import { createHash } from 'node:crypto';
 import { emojiDataDocument } from '../../emoji/catalogue.js';
 /** Server-wide facts that /register reports beside the organization's own settings. */
 
+/**
+ * The video call providers an organization may pick (realm_available_video_chat_providers): the
+ * real server adds Zoom (3) and BigBlueButton (4) only when configured for them.
+ */
+export const VIDEO_CHAT_PROVIDERS = {
+  disabled: { name: 'None', id: 0 },
+  jitsi_meet: { name: 'Jitsi Meet', id: 1 },
+} as const;
+
 /** GIPHY content ratings an administrator may pick; `id` is the realm's giphy_rating value. */
 export const GIPHY_RATING_OPTIONS = {
   disabled: { name: 'GIPHY integration disabled', id: 0 },

@@ -9,6 +9,7 @@ import {
   GIPHY_RATING_OPTIONS,
   SEARCH_STOP_WORDS,
   SUPPORTED_PERMISSION_SETTINGS,
+  VIDEO_CHAT_PROVIDERS,
 } from '../../domain/realm/server-catalogs.js';
 import { botDomain, type RealmRow } from '../../read/realm.js';
 import { realmImageState } from '../../services/realm-images.js';
@@ -65,7 +66,7 @@ registerSection('realm', async ({ trx, realm, config }) => {
     realm_authentication_methods: AUTHENTICATION_METHODS,
     realm_email_auth_enabled: AUTHENTICATION_METHODS.Email.enabled,
     realm_password_auth_enabled: AUTHENTICATION_METHODS.Email.enabled,
-    realm_available_video_chat_providers: {},
+    realm_available_video_chat_providers: VIDEO_CHAT_PROVIDERS,
     realm_is_zephyr_mirror_realm: false,
     realm_push_notifications_enabled: false,
     realm_push_notifications_enabled_end_timestamp: null,

@@ -37,6 +37,9 @@ const principals: ParamSchema = { anyOf: [{ type: 'array', items: { type: 'integ
 const retention: ParamSchema = { anyOf: [{ type: 'integer' }, { type: 'string' }] };
 const streamPostPolicy: ParamSchema = { type: 'integer', enum: [1, 2, 3, 4] };
 const streamIdParam = { stream_id: { type: 'integer' } } as const;
+const adminsOnly = (user: { role: number }) => {
+  if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
+};
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export default async function channelRoutes(app: FastifyInstance, { services }: { services: AppServices }) {
@@ -298,9 +301,10 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
   defineRoute<{ stream_id: number }>(app, {
     method: 'POST',
     url: '/default_streams',
+    // Administrators only, refused before the parameters are read (require_realm_admin).
+    allow: adminsOnly,
     params: { properties: { ...streamIdParam }, required: ['stream_id'] },
     handler: async ({ params, user, realm, meta }) => {
-      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
       const stream = await getStreamById(ctx.db, params.stream_id);
       if (stream && stream.realm_id === realm.id && !stream.deactivated && stream.invite_only) {
         // Only someone in the private channel learns that it is one.
@@ -314,9 +318,9 @@ export default async function channelRoutes(app: FastifyInstance, { services }: 
   defineRoute<{ stream_id: number }>(app, {
     method: 'DELETE',
     url: '/default_streams',
+    allow: adminsOnly,
     params: { properties: { ...streamIdParam }, required: ['stream_id'] },
     handler: async ({ params, user, realm, meta }) => {
-      if (!isAdminRole(user.role)) throw errors.mustBeAdmin();
       await updateStream(ctx, meta, user, realm, params.stream_id, { is_default_stream: false });
     },
   });

@@ -8,17 +8,21 @@ import { errors } from '../../domain/errors.js';
 import { Role } from '../../domain/roles.js';
 import type { UserRow } from '../../read/users.js';
 import { isAdminRole } from '../../domain/roles.js';
-import { changeDefaultStreamGroups, resolveChannelNames } from '../../services/default-stream-groups.js';
+import { changeDefaultStreamGroups, requireDefaultStreamGroup, resolveChannelNames } from '../../services/default-stream-groups.js';
 import type { AppServices } from '../services.js';
 
 const INT_OR_STRING: ParamSchema = { anyOf: [{ type: 'integer' }, { type: 'string' }] };
 const NUMBER_OR_STRING: ParamSchema = { anyOf: [{ type: 'number' }, { type: 'string' }] };
+const JSON_VALUE: ParamSchema = { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array' }, { type: 'object' }] };
 
 /** How each organization setting arrives; the decider checks values and gives the real server's errors. */
 function paramFor(spec: RealmSettingSpec): ParamSchema {
   switch (spec.kind) {
     case 'bool': return { type: 'boolean' };
-    case 'text': case 'language': case 'jitsi': return { type: 'string' };
+    case 'text': case 'language': return { type: 'string' };
+    // JSON-encoded on the real server (`"https://..."`, `"default"`); any JSON value arrives, the
+    // decider refuses what is not a string with the real server's words.
+    case 'jitsi': return JSON_VALUE;
     case 'choice': case 'channel': case 'group': return { type: 'integer' };
     // Converted from its text by the decider, which names any bad value.
     case 'count': return NUMBER_OR_STRING;
@@ -124,6 +128,7 @@ export default async function realmAdminRoutes(app: FastifyInstance, { services 
     allow: requireAdmin,
     params: { properties: { group_id: { type: 'integer' }, op: { type: 'string' }, stream_names: streamNames }, required: ['group_id', 'op', 'stream_names'] },
     handler: async ({ params, user, meta }) => {
+      await requireDefaultStreamGroup(ctx.db, meta.realmId, params.group_id);
       const channels = await resolveChannelNames(ctx.db, user, params.stream_names);
       await changeDefaultStreamGroups(ctx, meta, { type: 'UpdateDefaultStreamGroupStreams', group_id: params.group_id, op: params.op, channels });
     },
