@@ -72,7 +72,7 @@ export async function sendInvites(ctx: ServiceContext, meta: RequestMeta, user: 
   const invited = seconds(meta.now);
   const sent: Array<{ email: string; key: string }> = [];
   const appends: StreamAppend[] = [];
-  for (const email of invite) {
+  for (const [index, email] of invite.entries()) {
     const key = randomBytes(24).toString('base64url');
     const invite_id = await ctx.commands.nextId('invite_id_seq');
     const event: InvitationSent = {
@@ -80,6 +80,7 @@ export async function sendInvites(ctx: ServiceContext, meta: RequestMeta, user: 
       data: {
         invite_id, realm_id: realm.id, email, invited_by_user_id: user.id, invited_as: inviteAs, stream_ids: streamIds,
         invited, expiry_date: minutes === null ? null : invited + minutes * 60, key_hash: keyHash(key),
+        ...(index === 0 ? {} : { announces: false }),
       },
     };
     appends.push({ streamId: inviteStream(invite_id), expectedVersion: -1, events: [event] });
