@@ -6,7 +6,7 @@ import { listRealmDomains } from './realm-domains.js';
 import { destroyEndedKeys } from './ended-keys.js';
 import { inviteKeyId } from '../eventstore/crypto/personal-fields.js';
 import { hasPolicy } from '../domain/channels/decider.js';
-import { DEFAULT_INVITE_EXPIRES_IN_MINUTES, checkInviteAs, checkInvitees, invitationFailed, mayInvite, parseInviteeEmails } from '../domain/invites/decider.js';
+import { DEFAULT_INVITE_EXPIRES_IN_MINUTES, checkInviteAs, checkOldEnoughToInvite, checkInvitees, invitationFailed, mayInvite, parseInviteeEmails } from '../domain/invites/decider.js';
 import type { InvitationAccepted, InvitationSent, MultiuseInviteCreated, MultiuseInviteUsed } from '../domain/invites/events.js';
 import { recursiveMembers } from '../read/user-groups.js';
 import { isAdminRole } from '../domain/roles.js';
@@ -55,9 +55,11 @@ export async function sendInvites(ctx: ServiceContext, meta: RequestMeta, user: 
   if (!mayInvite(Number(realm.properties.invite_to_realm_policy ?? 1), actor)) throw errors.badRequest('Insufficient permission');
   const inviteAs = params.invite_as ?? 400;
   checkInviteAs(inviteAs, actor);
-  if (params.invitee_emails.trim() === '') throw errors.badRequest('You must specify at least one email address.');
+  // Only an empty parameter is refused: blank addresses are skipped (nothing left: nothing sent).
+  if (params.invitee_emails === '') throw errors.badRequest('You must specify at least one email address.');
   const emails = parseInviteeEmails(params.invitee_emails);
   const streamIds = await checkInviteStreams(ctx, user, realm, params.stream_ids, meta.now);
+  checkOldEnoughToInvite(realm.properties.invite_required !== false, user, seconds(new Date(user.date_joined)), seconds(meta.now));
   const existingRows = emails.length === 0 ? [] : await ctx.db
     .selectFrom('users')
     .select(['delivery_email', 'is_active'])
@@ -86,7 +88,7 @@ export async function sendInvites(ctx: ServiceContext, meta: RequestMeta, user: 
     appends.push({ streamId: inviteStream(invite_id), expectedVersion: -1, events: [event] });
     sent.push({ email, key });
   }
-  await ctx.commands.run(metadataOf(meta), async () => ({ appends, result: undefined }));
+  if (appends.length > 0) await ctx.commands.run(metadataOf(meta), async () => ({ appends, result: undefined }));
   for (const { email, key } of sent) await sendInvitationMail(mailer, realm, user, email, key, minutes);
   if (skipped.length > 0) {
     throw invitationFailed("Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!", skipped, true);

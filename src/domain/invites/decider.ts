@@ -48,6 +48,21 @@ export function parseInviteeEmails(raw: string): string[] {
   return [...out];
 }
 
+/** INVITES_MIN_USER_AGE_DAYS of the real server. */
+export const INVITES_MIN_USER_AGE_DAYS = 3;
+
+/**
+ * In an organization anyone may join (invite_required off), an account younger than
+ * INVITES_MIN_USER_AGE_DAYS may not invite, unless it is an administrator's: joining to send spam
+ * invitations is stopped.
+ */
+export function checkOldEnoughToInvite(inviteRequired: boolean, inviter: { role: number }, joinedSeconds: number, now: number): void {
+  if (inviteRequired || isAdminRole(inviter.role)) return;
+  if (joinedSeconds > now - INVITES_MIN_USER_AGE_DAYS * 24 * 3600) {
+    throw invitationFailed('Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.', [], false);
+  }
+}
+
 export const isValidAddress = (email: string) => ADDRESS.test(email) && email.length <= 254;
 
 export type InviteSkip = [email: string, reason: string, deactivated: boolean];
@@ -67,7 +82,6 @@ export function checkInvitees(
   /** Why the organization does not take an address (its email domain restriction); null: it does. */
   refusal: (email: string) => string | null = () => null,
 ): { invite: string[]; skipped: InviteSkip[] } {
-  if (emails.length === 0) throw errors.badRequest('You must specify at least one email address.');
   const invalid: InviteSkip[] = [];
   const skipped: InviteSkip[] = [];
   const invite: string[] = [];
@@ -82,6 +96,6 @@ export function checkInvitees(
     else skipped.push(user.is_active ? [email, 'Already has an account.', false] : [email, 'Account has been deactivated.', true]);
   }
   if (invalid.length > 0) throw invitationFailed("Some emails did not validate, so we didn't send any invitations.", [...invalid, ...skipped], false);
-  if (invite.length === 0) throw invitationFailed("We weren't able to invite anyone.", skipped, false);
+  if (skipped.length > 0 && invite.length === 0) throw invitationFailed("We weren't able to invite anyone.", skipped, false);
   return { invite, skipped };
 }
