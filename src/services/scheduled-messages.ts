@@ -14,6 +14,7 @@ import {
 import type { ScheduledMessageData } from '../domain/scheduled-messages/events.js';
 import { getScheduledMessage } from '../read/scheduled-messages.js';
 import { getRealm, type RealmRow } from '../read/realm.js';
+import { getStreamById } from '../read/channels.js';
 import { getUserById, type UserRow } from '../read/users.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { messageStream, prepareMessage, type PreparedMessage } from './messages.js';
@@ -215,6 +216,10 @@ export async function deliverScheduledMessage(ctx: ServiceContext, id: number, n
     };
     const refused = deliveryPrecheck(state, nowSeconds, sender.is_active, !realm.deactivated);
     if (refused) return fail(refused);
+    // The real server sends to the channel it kept, so an archived one is refused by name (the send
+    // path by id would answer that no such channel exists).
+    const channel = state.stream_id === null ? undefined : await getStreamById(ctx.db, state.stream_id);
+    if (channel?.deactivated) return fail({ failure_message: `Not authorized to send to channel '${channel.name}'`, notify: true });
     try {
       prepared = await prepareMessage(ctx, { ...meta, client: state.client }, sender, realm, {
         type: state.type,

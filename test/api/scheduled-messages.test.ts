@@ -235,3 +235,28 @@ t.test('a failed send is told to its sender by Notification Bot, once, as the re
   const ownerView = await newest(s, s.owner, [{ operator: 'dm', operand: [notificationBot.user_id, carol.id] }]);
   t.same(ownerView, []);
 });
+
+t.test('failure: the channel was archived, or a recipient deactivated, before the time came', async (t) => {
+  const s = await shared;
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const carol = await s.user(Role.MEMBER, 'Carol');
+  const sid = await createChannel(s, alice, 'sched-archived', [bob]);
+  const at = nowSeconds() + 60;
+  const toChannel = await schedule(s, alice, { type: 'stream', to: sid, topic: 't', content: 'to an archived channel', scheduled_delivery_timestamp: at });
+  const toGroup = await schedule(s, alice, { type: 'direct', to: [bob.id, carol.id], content: 'to a departed user', scheduled_delivery_timestamp: at });
+  t.equal((await s.api('DELETE', `/streams/${sid}`, s.owner)).status, 200);
+  t.equal((await s.api('DELETE', `/users/${carol.id}`, s.owner)).status, 200);
+  // The scheduled messages stay (the real server keeps them) until their time.
+  t.match(await list(s, alice), [{ scheduled_message_id: toChannel, failed: false }, { scheduled_message_id: toGroup, failed: false }]);
+
+  await s.scheduler.runOnce(new Date((at + 1) * 1000));
+  const rows = await s.platform.db.selectFrom('scheduled_messages').select(['id', 'failed', 'failure_message']).where('id', 'in', [toChannel, toGroup]).orderBy('id').execute();
+  // As the real server's send path words them.
+  t.same(rows.map((r) => [r.id, r.failed, r.failure_message]), [
+    [toChannel, true, "Not authorized to send to channel 'sched-archived'"],
+    [toGroup, true, rows[1]!.failure_message],
+  ]);
+  t.match(rows[1]!.failure_message, /^'[^']+' is no longer using Zulip\.$/);
+  t.same(await newest(s, bob, [{ operator: 'dm', operand: [alice.id, carol.id] }]), [], 'nothing was sent');
+});
