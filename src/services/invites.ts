@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { errors } from '../domain/errors.js';
 import { emailOutsideDomains } from '../domain/realm-admin/domains.js';
@@ -115,7 +116,11 @@ async function sendInvitationMail(mailer: Mailer, realm: RealmRow, inviter: User
 
 /** GET /invites: the pending, unexpired invitations; administrators see everyone's. */
 export async function listInvites(db: Db, user: UserRow, now: Date): Promise<Array<Record<string, unknown>>> {
-  let query = db.selectFrom('invites').selectAll().where('realm_id', '=', user.realm_id).where('accepted_user_id', 'is', null);
+  let query = db.selectFrom('invites').selectAll().where('realm_id', '=', user.realm_id).where('accepted_user_id', 'is', null)
+    // An account made for the address ends every other invitation to it (the real server revokes them).
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('users').select('users.id')
+      .whereRef('users.realm_id', '=', 'invites.realm_id')
+      .where(sql<boolean>`lower(users.delivery_email) = lower(invites.email)`))));
   if (!isAdminRole(user.role)) query = query.where('invited_by_user_id', '=', user.id);
   const rows = await query.orderBy('id').execute();
   const nowSecs = seconds(now);

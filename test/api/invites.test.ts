@@ -48,6 +48,9 @@ t.test('invitations: send, list, accept', async (t) => {
   const mail = await mailTo(dataDir, 'new1@example.com');
   t.match(mail, /Subject: Alice invited you to join/);
   const link = linkPath(mail);
+  // The administrator invites new1 too: once new1 has an account, that invitation is gone as well.
+  t.equal((await s.api('POST', '/invites', admin, { invitee_emails: 'new1@example.com', stream_ids: [] })).status, 200);
+  t.equal((await s.api('GET', '/invites', admin)).body.invites.filter((i: any) => i.email === 'new1@example.com').length, 2);
   t.equal((await page(s, 'GET', link)).status, 200, 'the link shows the sign-up form');
   t.equal((await page(s, 'POST', link, { full_name: 'New One', password: '123' })).status, 400, 'a too short password');
   const created = await page(s, 'POST', link, { full_name: 'New One', password: 'correct horse' });
@@ -59,6 +62,7 @@ t.test('invitations: send, list, accept', async (t) => {
   t.same(subs.body.subscriptions.map((x: any) => x.stream_id), [channel], 'subscribed to the invited channels');
   t.equal((await page(s, 'POST', link, { full_name: 'Again', password: 'correct horse' })).status, 404, 'a link works once');
   t.same((await s.api('GET', '/invites', alice)).body.invites.map((i: any) => i.email), ['new2@example.com'], 'accepted ones are no longer pending');
+  t.same((await s.api('GET', '/invites', admin)).body.invites.map((i: any) => i.email), ['new2@example.com'], 'nor the other invitations to the same address (the real server revokes them)');
   t.equal((await page(s, 'GET', '/accounts/do_confirm/not-a-real-key-aaaaaaaaaaaa')).status, 404);
 
   // Errors, worded as the real server's.
