@@ -247,6 +247,11 @@ t.test('failure: the channel was archived, or a recipient deactivated, before th
   const toGroup = await schedule(s, alice, { type: 'direct', to: [bob.id, carol.id], content: 'to a departed user', scheduled_delivery_timestamp: at });
   t.equal((await s.api('DELETE', `/streams/${sid}`, s.owner)).status, 200);
   t.equal((await s.api('DELETE', `/users/${carol.id}`, s.owner)).status, 200);
+  // Scheduling to it now is refused as the real server's send path words it (it finds the channel, archived).
+  const late = await s.api('POST', '/scheduled_messages', alice, { type: 'stream', to: sid, topic: 't', content: 'c', scheduled_delivery_timestamp: at });
+  t.same([late.status, late.body.msg], [400, "Not authorized to send to channel 'sched-archived'"]);
+  const moved = await s.api('PATCH', `/scheduled_messages/${toGroup}`, alice, { type: 'stream', to: sid, topic: 't' });
+  t.same([moved.status, moved.body.msg], [400, "Not authorized to send to channel 'sched-archived'"]);
   // The scheduled messages stay (the real server keeps them) until their time.
   t.match(await list(s, alice), [{ scheduled_message_id: toChannel, failed: false }, { scheduled_message_id: toGroup, failed: false }]);
 
