@@ -265,3 +265,17 @@ t.test('failure: the channel was archived, or a recipient deactivated, before th
   t.match(rows[1]!.failure_message, /^'[^']+' is no longer using Zulip\.$/);
   t.same(await newest(s, bob, [{ operator: 'dm', operand: [alice.id, carol.id] }]), [], 'nothing was sent');
 });
+
+t.test('read_by_sender given explicitly decides the delivered message\'s read flag for the sender', async (t) => {
+  const s = await shared;
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const at = nowSeconds() + 60;
+  await schedule(s, alice, { type: 'direct', to: [bob.id], content: 'left unread', read_by_sender: false, scheduled_delivery_timestamp: at });
+  await schedule(s, alice, { type: 'direct', to: [alice.id], content: 'read note', read_by_sender: true, scheduled_delivery_timestamp: at });
+  const bad = await s.api('POST', '/scheduled_messages', alice, { type: 'direct', to: [bob.id], content: 'x', read_by_sender: 'maybe', scheduled_delivery_timestamp: at });
+  t.same([bad.status, bad.body.msg], [400, 'Argument "read_by_sender" is not valid JSON.']);
+  await s.scheduler.runOnce(new Date((at + 1) * 1000));
+  t.same((await newest(s, alice, [{ operator: 'dm', operand: [bob.id] }]))[0].flags, [], 'read_by_sender false: unread for the sender');
+  t.same((await newest(s, alice, [{ operator: 'dm', operand: [alice.id] }]))[0].flags, ['read'], 'read_by_sender true: even a note to self is read');
+});
