@@ -1,7 +1,8 @@
 import type { Db } from '../db/database.js';
 import { decideDrafts, type DraftCommand, type DraftInput, type RecipientCheck } from '../domain/drafts/decider.js';
 import { draftIdsOf } from '../read/drafts.js';
-import { getUserById } from '../read/users.js';
+import { apiEmail, getUserById } from '../read/users.js';
+import { getRealm, realmHost } from '../read/realm.js';
 import { canReadStreamContent, isSubscribed } from '../visibility.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { streamVersion } from './stream-version.js';
@@ -38,11 +39,17 @@ async function recipientCheck(db: Db, userId: number, drafts: readonly DraftInpu
     }
   }
   const okUsers = new Set<number>();
+  const deactivated = new Map<number, string>();
   if (userIds.size > 0) {
+    const realm = await getRealm(db, author.realm_id);
     const users = await db.selectFrom('users').select('id').where('id', 'in', [...userIds]).where('realm_id', '=', author.realm_id).execute();
-    for (const user of users) okUsers.add(user.id);
+    for (const { id } of users) {
+      okUsers.add(id);
+      const user = await getUserById(db, id);
+      if (user && !user.is_active && realm) deactivated.set(id, apiEmail(user, realmHost(realm)));
+    }
   }
-  return { channelOk: (id) => okChannels.has(id), userOk: (id) => okUsers.has(id) };
+  return { channelOk: (id) => okChannels.has(id), userOk: (id) => okUsers.has(id), deactivatedEmail: (id) => deactivated.get(id) };
 }
 
 async function runDrafts<R>(

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { errors } from '../domain/errors.js';
 import { emailOutsideDomains } from '../domain/realm-admin/domains.js';
@@ -6,7 +7,7 @@ import { listRealmDomains } from './realm-domains.js';
 import { destroyEndedKeys } from './ended-keys.js';
 import { inviteKeyId } from '../eventstore/crypto/personal-fields.js';
 import { hasPolicy } from '../domain/channels/decider.js';
-import { DEFAULT_INVITE_EXPIRES_IN_MINUTES, checkInviteAs, checkInvitees, invitationFailed, mayInvite, parseInviteeEmails } from '../domain/invites/decider.js';
+import { DEFAULT_INVITE_EXPIRES_IN_MINUTES, checkInviteAs, checkOldEnoughToInvite, checkInvitees, invitationFailed, mayInvite, parseInviteeEmails } from '../domain/invites/decider.js';
 import type { InvitationAccepted, InvitationSent, MultiuseInviteCreated, MultiuseInviteUsed } from '../domain/invites/events.js';
 import { recursiveMembers } from '../read/user-groups.js';
 import { isAdminRole } from '../domain/roles.js';
@@ -55,9 +56,11 @@ export async function sendInvites(ctx: ServiceContext, meta: RequestMeta, user: 
   if (!mayInvite(Number(realm.properties.invite_to_realm_policy ?? 1), actor)) throw errors.badRequest('Insufficient permission');
   const inviteAs = params.invite_as ?? 400;
   checkInviteAs(inviteAs, actor);
-  if (params.invitee_emails.trim() === '') throw errors.badRequest('You must specify at least one email address.');
+  // Only an empty parameter is refused: blank addresses are skipped (nothing left: nothing sent).
+  if (params.invitee_emails === '') throw errors.badRequest('You must specify at least one email address.');
   const emails = parseInviteeEmails(params.invitee_emails);
   const streamIds = await checkInviteStreams(ctx, user, realm, params.stream_ids, meta.now);
+  checkOldEnoughToInvite(realm.properties.invite_required !== false, user, seconds(new Date(user.date_joined)), seconds(meta.now));
   const existingRows = emails.length === 0 ? [] : await ctx.db
     .selectFrom('users')
     .select(['delivery_email', 'is_active'])
@@ -72,7 +75,7 @@ export async function sendInvites(ctx: ServiceContext, meta: RequestMeta, user: 
   const invited = seconds(meta.now);
   const sent: Array<{ email: string; key: string }> = [];
   const appends: StreamAppend[] = [];
-  for (const email of invite) {
+  for (const [index, email] of invite.entries()) {
     const key = randomBytes(24).toString('base64url');
     const invite_id = await ctx.commands.nextId('invite_id_seq');
     const event: InvitationSent = {
@@ -80,12 +83,13 @@ export async function sendInvites(ctx: ServiceContext, meta: RequestMeta, user: 
       data: {
         invite_id, realm_id: realm.id, email, invited_by_user_id: user.id, invited_as: inviteAs, stream_ids: streamIds,
         invited, expiry_date: minutes === null ? null : invited + minutes * 60, key_hash: keyHash(key),
+        ...(index === 0 ? {} : { announces: false }),
       },
     };
     appends.push({ streamId: inviteStream(invite_id), expectedVersion: -1, events: [event] });
     sent.push({ email, key });
   }
-  await ctx.commands.run(metadataOf(meta), async () => ({ appends, result: undefined }));
+  if (appends.length > 0) await ctx.commands.run(metadataOf(meta), async () => ({ appends, result: undefined }));
   for (const { email, key } of sent) await sendInvitationMail(mailer, realm, user, email, key, minutes);
   if (skipped.length > 0) {
     throw invitationFailed("Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!", skipped, true);
@@ -112,7 +116,11 @@ async function sendInvitationMail(mailer: Mailer, realm: RealmRow, inviter: User
 
 /** GET /invites: the pending, unexpired invitations; administrators see everyone's. */
 export async function listInvites(db: Db, user: UserRow, now: Date): Promise<Array<Record<string, unknown>>> {
-  let query = db.selectFrom('invites').selectAll().where('realm_id', '=', user.realm_id).where('accepted_user_id', 'is', null);
+  let query = db.selectFrom('invites').selectAll().where('realm_id', '=', user.realm_id).where('accepted_user_id', 'is', null)
+    // An account made for the address ends every other invitation to it (the real server revokes them).
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('users').select('users.id')
+      .whereRef('users.realm_id', '=', 'invites.realm_id')
+      .where(sql<boolean>`lower(users.delivery_email) = lower(invites.email)`))));
   if (!isAdminRole(user.role)) query = query.where('invited_by_user_id', '=', user.id);
   const rows = await query.orderBy('id').execute();
   const nowSecs = seconds(now);

@@ -14,6 +14,7 @@ import {
 import type { ScheduledMessageData } from '../domain/scheduled-messages/events.js';
 import { getScheduledMessage } from '../read/scheduled-messages.js';
 import { getRealm, type RealmRow } from '../read/realm.js';
+import { getStreamById } from '../read/channels.js';
 import { getUserById, type UserRow } from '../read/users.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import { messageStream, prepareMessage, type PreparedMessage } from './messages.js';
@@ -67,6 +68,8 @@ async function addressed(
   realm: RealmRow,
   message: { type: RecipientType; to: number | number[]; topic?: string; content: string },
 ): Promise<Addressed> {
+  const archived = message.type === 'stream' ? await archivedChannelRefusal(ctx, message.to as number) : null;
+  if (archived) throw errors.badRequest(archived);
   const prepared = await prepareMessage(ctx, meta, user, realm, { type: message.type, to: message.to, topic: message.topic, content: message.content });
   const sent = prepared.events[0]!.data;
   if (sent.stream_id !== null) {
@@ -74,6 +77,15 @@ async function addressed(
   }
   const others = sent.dm_user_ids.filter((id) => id !== user.id);
   return { type: 'private', stream_id: null, to: others.length > 0 ? others : [user.id], topic: '', content: sent.content, rendered_content: sent.rendered_content };
+}
+
+/**
+ * The real server finds a channel by id whether or not it is archived, then refuses to send to an
+ * archived one by name; our send path by id finds active channels only. The reason, or null.
+ */
+async function archivedChannelRefusal(ctx: ServiceContext, streamId: number | null): Promise<string | null> {
+  const channel = streamId === null ? undefined : await getStreamById(ctx.db, streamId);
+  return channel?.deactivated ? `Not authorized to send to channel '${channel.name}'` : null;
 }
 
 /** What the delivery sends to: the channel id, or every other participant (the sender alone for a note to self). */
@@ -215,6 +227,8 @@ export async function deliverScheduledMessage(ctx: ServiceContext, id: number, n
     };
     const refused = deliveryPrecheck(state, nowSeconds, sender.is_active, !realm.deactivated);
     if (refused) return fail(refused);
+    const archived = await archivedChannelRefusal(ctx, state.stream_id);
+    if (archived) return fail({ failure_message: archived, notify: true });
     try {
       prepared = await prepareMessage(ctx, { ...meta, client: state.client }, sender, realm, {
         type: state.type,

@@ -50,6 +50,9 @@ t.test('drafts: create, list, edit, delete', async (t) => {
   }
   const missing = await s.api('PATCH', '/drafts/999999', alice, { draft: { type: '', to: [], topic: '', content: 'x' } });
   t.equal(missing.body.msg, 'Draft does not exist');
+  // The draft parameter is parsed before the draft is looked up; its recipients are checked after.
+  t.equal((await s.api('PATCH', '/drafts/999999', alice, { draft: { type: 'dm', to: [], topic: '', content: 'x' } })).body.msg, 'Invalid draft["type"]');
+  t.equal((await s.api('PATCH', '/drafts/999999', alice, { draft: { type: 'stream', to: [], topic: '', content: 'x' } })).body.msg, 'Draft does not exist');
 
   const deleted = await s.api('DELETE', `/drafts/${d2}`, alice);
   t.equal(deleted.status, 200);
@@ -80,12 +83,16 @@ t.test('drafts: validation', async (t) => {
   t.equal((await post({ ...base, to: [secret] })).body.msg, 'Invalid channel ID', 'a private channel the user is not in');
   t.equal((await post({ ...base, topic: 'a\u0000b' })).body.msg, 'Topic must not contain null bytes');
   t.equal((await post({ ...base, content: 'a\u0000b' })).body.msg, 'Message must not contain null bytes', 'content follows the rules of a message');
-  t.match((await post({ ...base, id: 5 })).body, { code: 'BAD_REQUEST', msg: /must not contain an id/ });
+  // Worded as the real server's parameter parser words them.
+  t.match((await post({ ...base, id: 5 })).body, { code: 'BAD_REQUEST', msg: 'Argument "id" at drafts[0] is unexpected' });
+  t.match((await post({ ...base, to: 'x' })).body, { msg: 'drafts[0]["to"] is not a list' });
+  t.match((await post({ ...base, to: [channel, 'x'] })).body, { msg: 'drafts[0]["to"][1] is not an integer' });
+  t.match((await post({ ...base, type: 'channel', id: 5 })).body, { msg: 'Invalid drafts[0]["type"]' }, 'a field error comes before an unknown key');
   t.match((await post({ ...base, type: 'channel' })).body, { msg: 'Invalid drafts[0]["type"]' });
   t.match((await post({ type: 'stream', to: [channel], topic: 't' })).body, { msg: 'drafts[0]["content"] key is missing' });
   t.equal((await post({ type: 'private', to: [999999], topic: '', content: 'x' })).body.msg, 'Invalid user ID 999999');
   t.equal((await post({ ...base, timestamp: -1 })).body.msg, 'Timestamp must not be negative.');
-  t.equal((await post({ ...base, content: '   ' })).body.msg, 'Message must not be empty');
+  t.equal((await post({ ...base, content: '  \n ' })).body.msg, 'drafts[0]["content"] cannot be blank');
   t.equal((await post({ ...base, to: [99_999_999_999_999] })).body.msg, 'Invalid channel ID', 'an id past any row');
   t.equal((await post({ type: 'private', to: [99_999_999_999_999], topic: '', content: 'x' })).body.msg, 'Invalid user ID 99999999999999');
   t.match((await s.api('POST', '/drafts', alice, { drafts: 'nope' })).body, { code: 'BAD_REQUEST', msg: 'Argument "drafts" is not valid JSON.' });
@@ -104,9 +111,20 @@ t.test('drafts: validation', async (t) => {
   // A direct message draft to nobody is addressed to nobody; long content is cut like a message's.
   const nobody = (await post({ type: 'private', to: [], topic: '', content: '\n\nhello' })).body.ids[0];
   t.match((await s.api('GET', '/drafts', alice)).body.drafts.find((d: any) => d.id === nobody), { type: '', to: [], content: 'hello' });
+  // A direct message draft is kept as its conversation: the author is left out of `to`, a deactivated user refused.
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const carol = await s.user(Role.MEMBER, 'Carol');
+  const group = (await post({ type: 'private', to: [alice.id, carol.id, bob.id], topic: 'a\u0000b', content: 'group' })).body.ids[0];
+  t.same((await s.api('GET', '/drafts', alice)).body.drafts.find((d: any) => d.id === group).to, [bob.id, carol.id].sort((a, b) => a - b), 'the other participants; a direct draft topic is not checked');
+  t.equal((await s.api('DELETE', `/users/${carol.id}`, s.owner)).status, 200);
+  const toGone = await post({ type: 'private', to: [bob.id, carol.id], topic: '', content: 'x' });
+  t.equal(toGone.status, 400);
+  t.match(toGone.body.msg, /^'[^']+' is no longer using Zulip\.$/);
   const huge = (await post({ ...base, content: 'y'.repeat(10_050) })).body.ids[0];
   const cut = (await s.api('GET', '/drafts', alice)).body.drafts.find((d: any) => d.id === huge).content as string;
   t.ok(cut.length === 10_000 && cut.endsWith('\n[message truncated]'), 'cut to 10,000 characters, not refused');
+  const stripped = (await post({ type: '', to: [], topic: '', content: '   indented' })).body.ids[0];
+  t.equal((await s.api('GET', '/drafts', alice)).body.drafts.find((d: any) => d.id === stripped).content, 'indented', 'the content parameter is stripped');
 });
 
 t.test('drafts: synchronization turned off', async (t) => {

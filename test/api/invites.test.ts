@@ -35,7 +35,7 @@ t.test('invitations: send, list, accept', async (t) => {
   const sent = await verifyAction(t, s, admin, () => s.api('POST', '/invites', alice, { invitee_emails: 'new1@example.com, new2@example.com', stream_ids: [channel] }), {
     register: { event_types: ['invites_changed'] },
   });
-  t.same(sent.map((e) => e.type), ['invites_changed', 'invites_changed'], 'administrators hear of it');
+  t.same(sent.map((e) => e.type), ['invites_changed'], 'administrators hear of it, once for the whole request (as the real server)');
   const aliceList = await s.api('GET', '/invites', alice);
   t.equal(aliceList.status, 200);
   t.same(aliceList.body.invites.map((i: any) => [i.email, i.invited_by_user_id, i.invited_as, i.is_multiuse]),
@@ -48,6 +48,9 @@ t.test('invitations: send, list, accept', async (t) => {
   const mail = await mailTo(dataDir, 'new1@example.com');
   t.match(mail, /Subject: Alice invited you to join/);
   const link = linkPath(mail);
+  // The administrator invites new1 too: once new1 has an account, that invitation is gone as well.
+  t.equal((await s.api('POST', '/invites', admin, { invitee_emails: 'new1@example.com', stream_ids: [] })).status, 200);
+  t.equal((await s.api('GET', '/invites', admin)).body.invites.filter((i: any) => i.email === 'new1@example.com').length, 2);
   t.equal((await page(s, 'GET', link)).status, 200, 'the link shows the sign-up form');
   t.equal((await page(s, 'POST', link, { full_name: 'New One', password: '123' })).status, 400, 'a too short password');
   const created = await page(s, 'POST', link, { full_name: 'New One', password: 'correct horse' });
@@ -59,6 +62,7 @@ t.test('invitations: send, list, accept', async (t) => {
   t.same(subs.body.subscriptions.map((x: any) => x.stream_id), [channel], 'subscribed to the invited channels');
   t.equal((await page(s, 'POST', link, { full_name: 'Again', password: 'correct horse' })).status, 404, 'a link works once');
   t.same((await s.api('GET', '/invites', alice)).body.invites.map((i: any) => i.email), ['new2@example.com'], 'accepted ones are no longer pending');
+  t.same((await s.api('GET', '/invites', admin)).body.invites.map((i: any) => i.email), ['new2@example.com'], 'nor the other invitations to the same address (the real server revokes them)');
   t.equal((await page(s, 'GET', '/accounts/do_confirm/not-a-real-key-aaaaaaaaaaaa')).status, 404);
 
   // Errors, worded as the real server's.
@@ -72,12 +76,33 @@ t.test('invitations: send, list, accept', async (t) => {
   t.same([none.body.msg, none.body.sent_invitations], ["We weren't able to invite anyone.", false]);
   const invalid = await s.api('POST', '/invites', alice, { invitee_emails: 'ok@example.com, not-an-address', stream_ids: [] });
   t.same([invalid.body.msg, invalid.body.errors], ["Some emails did not validate, so we didn't send any invitations.", [['not-an-address', 'Invalid address.', false]]]);
-  t.equal((await s.api('POST', '/invites', alice, { invitee_emails: ' ', stream_ids: [] })).body.msg, 'You must specify at least one email address.');
+  const invalidAndTaken = await s.api('POST', '/invites', alice, { invitee_emails: `not-an-address, ${bob.email}`, stream_ids: [] });
+  t.same(invalidAndTaken.body.errors, [['not-an-address', 'Invalid address.', false], [bob.email, 'Already has an account.', false]], 'the addresses already in use are listed too');
+  t.equal((await s.api('POST', '/invites', alice, { invitee_emails: 'New Four <new4@example.com>', stream_ids: [] })).status, 200);
+  t.ok((await s.api('GET', '/invites', alice)).body.invites.some((i: any) => i.email === 'new4@example.com'), '"Name <address>" invites the address');
+  t.equal((await s.api('POST', '/invites', alice, { invitee_emails: '', stream_ids: [] })).body.msg, 'You must specify at least one email address.');
+  // As the real server: only an empty parameter is refused; blank addresses are skipped, nothing sent.
+  const blank = await s.api('POST', '/invites', alice, { invitee_emails: ' , ', stream_ids: [] });
+  t.same([blank.status, blank.body.result], [200, 'success']);
   t.equal((await s.api('POST', '/invites', alice, { invitee_emails: 'x@example.com', stream_ids: [999999] })).body.msg, 'Stream does not exist with id: 999999. No invites were sent.');
   t.equal((await s.api('POST', '/invites', alice, { invitee_emails: 'x@example.com', stream_ids: [], invite_as: 200 })).body.msg, 'Must be an organization administrator');
   t.equal((await s.api('POST', '/invites', admin, { invitee_emails: 'x@example.com', stream_ids: [], invite_as: 100 })).body.msg, 'Must be an organization owner');
-  t.equal((await s.api('POST', '/invites', guest, { invitee_emails: 'x@example.com', stream_ids: [] })).body.msg, 'Insufficient permission');
+  // Guests and bots are refused by every invitation endpoint, before their parameters are read.
+  for (const [method, url] of [['POST', '/invites'], ['GET', '/invites'], ['POST', '/invites/multiuse'], ['DELETE', '/invites/1'], ['POST', '/invites/1/resend']] as const) {
+    t.equal((await s.api(method, url, guest, {})).body.msg, 'Not allowed for guest users', `${method} ${url}: guest`);
+  }
+  const bot = await s.user(Role.MEMBER, 'Invite Bot', { bot_type: 1, bot_owner_id: alice.id });
+  t.equal((await s.api('POST', '/invites', bot, { invitee_emails: 'x@example.com', stream_ids: [] })).body.msg, 'This endpoint does not accept bot requests.');
+  const moderator = await s.user(Role.MODERATOR, 'Mod');
+  t.equal((await s.api('POST', '/invites', moderator, { invitee_emails: 'x@example.com', stream_ids: [], invite_as: 300 })).body.msg, 'Must be an organization administrator', 'moderators are invited by administrators only');
   t.equal((await s.api('POST', '/invites', alice, { invitee_emails: 'x@example.com' })).body.code, 'REQUEST_VARIABLE_MISSING');
+  // An organization anyone may join: a new account may not invite (an administrator's may).
+  await setRealmProperties(s, { invite_required: false });
+  const tooNew = await s.api('POST', '/invites', alice, { invitee_emails: 'x@example.com', stream_ids: [] });
+  t.same([tooNew.status, tooNew.body.code, tooNew.body.msg, tooNew.body.errors], [400, 'INVITATION_FAILED',
+    'Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.', []]);
+  t.equal((await s.api('POST', '/invites', admin, { invitee_emails: 'fresh-admin@example.com', stream_ids: [] })).status, 200);
+  await setRealmProperties(s, { invite_required: true });
   await setRealmProperties(s, { invite_to_realm_policy: 2 });
   t.equal((await s.api('POST', '/invites', alice, { invitee_emails: 'x@example.com', stream_ids: [] })).body.msg, 'Insufficient permission', 'administrators only');
   t.equal((await s.api('POST', '/invites', admin, { invitee_emails: 'adm@example.com', stream_ids: [], invite_as: 200, invite_expires_in_minutes: null })).status, 200);

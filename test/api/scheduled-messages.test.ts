@@ -235,3 +235,47 @@ t.test('a failed send is told to its sender by Notification Bot, once, as the re
   const ownerView = await newest(s, s.owner, [{ operator: 'dm', operand: [notificationBot.user_id, carol.id] }]);
   t.same(ownerView, []);
 });
+
+t.test('failure: the channel was archived, or a recipient deactivated, before the time came', async (t) => {
+  const s = await shared;
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const carol = await s.user(Role.MEMBER, 'Carol');
+  const sid = await createChannel(s, alice, 'sched-archived', [bob]);
+  const at = nowSeconds() + 60;
+  const toChannel = await schedule(s, alice, { type: 'stream', to: sid, topic: 't', content: 'to an archived channel', scheduled_delivery_timestamp: at });
+  const toGroup = await schedule(s, alice, { type: 'direct', to: [bob.id, carol.id], content: 'to a departed user', scheduled_delivery_timestamp: at });
+  t.equal((await s.api('DELETE', `/streams/${sid}`, s.owner)).status, 200);
+  t.equal((await s.api('DELETE', `/users/${carol.id}`, s.owner)).status, 200);
+  // Scheduling to it now is refused as the real server's send path words it (it finds the channel, archived).
+  const late = await s.api('POST', '/scheduled_messages', alice, { type: 'stream', to: sid, topic: 't', content: 'c', scheduled_delivery_timestamp: at });
+  t.same([late.status, late.body.msg], [400, "Not authorized to send to channel 'sched-archived'"]);
+  const moved = await s.api('PATCH', `/scheduled_messages/${toGroup}`, alice, { type: 'stream', to: sid, topic: 't' });
+  t.same([moved.status, moved.body.msg], [400, "Not authorized to send to channel 'sched-archived'"]);
+  // The scheduled messages stay (the real server keeps them) until their time.
+  t.match(await list(s, alice), [{ scheduled_message_id: toChannel, failed: false }, { scheduled_message_id: toGroup, failed: false }]);
+
+  await s.scheduler.runOnce(new Date((at + 1) * 1000));
+  const rows = await s.platform.db.selectFrom('scheduled_messages').select(['id', 'failed', 'failure_message']).where('id', 'in', [toChannel, toGroup]).orderBy('id').execute();
+  // As the real server's send path words them.
+  t.same(rows.map((r) => [r.id, r.failed, r.failure_message]), [
+    [toChannel, true, "Not authorized to send to channel 'sched-archived'"],
+    [toGroup, true, rows[1]!.failure_message],
+  ]);
+  t.match(rows[1]!.failure_message, /^'[^']+' is no longer using Zulip\.$/);
+  t.same(await newest(s, bob, [{ operator: 'dm', operand: [alice.id, carol.id] }]), [], 'nothing was sent');
+});
+
+t.test('read_by_sender given explicitly decides the delivered message\'s read flag for the sender', async (t) => {
+  const s = await shared;
+  const alice = await s.user(Role.MEMBER, 'Alice');
+  const bob = await s.user(Role.MEMBER, 'Bob');
+  const at = nowSeconds() + 60;
+  await schedule(s, alice, { type: 'direct', to: [bob.id], content: 'left unread', read_by_sender: false, scheduled_delivery_timestamp: at });
+  await schedule(s, alice, { type: 'direct', to: [alice.id], content: 'read note', read_by_sender: true, scheduled_delivery_timestamp: at });
+  const bad = await s.api('POST', '/scheduled_messages', alice, { type: 'direct', to: [bob.id], content: 'x', read_by_sender: 'maybe', scheduled_delivery_timestamp: at });
+  t.same([bad.status, bad.body.msg], [400, 'Argument "read_by_sender" is not valid JSON.']);
+  await s.scheduler.runOnce(new Date((at + 1) * 1000));
+  t.same((await newest(s, alice, [{ operator: 'dm', operand: [bob.id] }]))[0].flags, [], 'read_by_sender false: unread for the sender');
+  t.same((await newest(s, alice, [{ operator: 'dm', operand: [alice.id] }]))[0].flags, ['read'], 'read_by_sender true: even a note to self is read');
+});

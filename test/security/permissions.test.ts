@@ -456,7 +456,7 @@ const CASES: Case[] = [
     allowed: ALL,
   },
   { method: 'POST', path: '/mobile_push/test_notification', allowed: HUMANS },
-  { method: 'POST', path: '/invites', params: (c) => ({ invitee_emails: `${c.unique('invitee')}@example.com`, stream_ids: [] }), allowed: NON_GUESTS },
+  { method: 'POST', path: '/invites', params: (c) => ({ invitee_emails: `${c.unique('invitee')}@example.com`, stream_ids: [] }), allowed: NON_GUEST_HUMANS, note: 'require_member_or_admin: bots "This endpoint does not accept bot requests."' },
   // Someone else's invitations: administrators manage them (their own, anyone).
   { method: 'DELETE', path: async (c) => `/invites/${await otherInvite(c)}`, allowed: ADMINS },
   { method: 'POST', path: async (c) => `/invites/${await otherInvite(c)}/resend`, allowed: ADMINS },

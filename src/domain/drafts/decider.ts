@@ -28,7 +28,10 @@ export interface DraftsState {
 export interface RecipientCheck {
   channelOk(streamId: number): boolean;
   userOk(userId: number): boolean;
+  /** The address to name in the error when the user exists but is deactivated; undefined otherwise. */
+  deactivatedEmail(userId: number): string | undefined;
 }
+
 
 export type DraftCommand =
   | { type: 'CreateDrafts'; drafts: readonly DraftInput[]; ids: readonly number[]; now: number; recipients: RecipientCheck }
@@ -41,41 +44,78 @@ export const draftsDisabled = () => errors.badRequest('User has disabled synchro
 
 const isInt = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x);
 
-/** Validates one client draft and gives its stored form (without id). */
-export function validateDraft(input: DraftInput, where: string, now: number, recipients: RecipientCheck): Omit<DraftData, 'id'> {
+/** A draft of the right shape, before its recipients and values are checked. */
+export interface DraftShape {
+  type: DraftData['type'];
+  to: number[];
+  topic: string;
+  content: string;
+  timestamp: number | null;
+}
+
+/** The parameter parser's part: every field of the right type, no unknown key (checked before the draft is looked up). */
+export function checkDraftShape(input: DraftInput, where: string): DraftShape {
+  // The shape is checked field by field in the real server's order (type, to, topic, content,
+  // timestamp), then unknown keys; each error worded as its parameter parser words it.
   if (!input || typeof input !== 'object' || Array.isArray(input)) throw errors.badRequest(`${where} is not a dict`);
-  if ('id' in input) throw errors.badRequest(`${where} must not contain an id`);
-  for (const key of ['type', 'to', 'topic', 'content'] as const) {
-    if (!(key in input)) throw errors.badRequest(`${where}["${key}"] key is missing`);
+  const field = (key: string) => `${where}["${key}"]`;
+  const present = (key: string) => {
+    if (!(key in input)) throw errors.badRequest(`${field(key)} key is missing`);
+    return input[key];
+  };
+  const type = present('type');
+  if (type !== '' && type !== 'stream' && type !== 'private') throw errors.badRequest(`Invalid ${field('type')}`);
+  const to = present('to');
+  if (!Array.isArray(to)) throw errors.badRequest(`${field('to')} is not a list`);
+  to.forEach((id, i) => {
+    if (!isInt(id)) throw errors.badRequest(`${field('to')}[${i}] is not an integer`);
+  });
+  const topic = present('topic');
+  if (typeof topic !== 'string') throw errors.badRequest(`${field('topic')} is not a string`);
+  const rawContent = present('content');
+  if (typeof rawContent !== 'string') throw errors.badRequest(`${field('content')} is not a string`);
+  // The content parameter is stripped of surrounding whitespace and must not be blank then.
+  const content = rawContent.trim();
+  if (content === '') throw errors.badRequest(`${field('content')} cannot be blank`);
+  const timestamp = input.timestamp;
+  if (timestamp !== undefined && timestamp !== null && (typeof timestamp !== 'number' || !Number.isFinite(timestamp))) {
+    throw errors.badRequest(`${field('timestamp')} is not a number`);
   }
   const allowed = new Set(['type', 'to', 'topic', 'content', 'timestamp']);
   for (const key of Object.keys(input)) {
-    if (!allowed.has(key)) throw errors.badRequest(`${where} has an unexpected key: ${key}`);
+    if (!allowed.has(key)) throw errors.badRequest(`Argument "${key}" at ${where} is unexpected`);
   }
-  const { type, to, topic, content, timestamp } = input;
-  if (type !== '' && type !== 'stream' && type !== 'private') throw errors.badRequest(`Invalid ${where}["type"]`);
-  if (!Array.isArray(to) || !to.every(isInt)) throw errors.badRequest(`${where}["to"] is not a list of integers`);
-  if (typeof topic !== 'string') throw errors.badRequest(`${where}["topic"] is not a string`);
-  if (typeof content !== 'string') throw errors.badRequest(`${where}["content"] is not a string`);
-  if (timestamp !== undefined && timestamp !== null) {
-    if (typeof timestamp !== 'number' || !Number.isFinite(timestamp)) throw errors.badRequest(`${where}["timestamp"] is not a number`);
-    if (timestamp < 0) throw errors.badRequest('Timestamp must not be negative.');
-  }
-  if (topic.includes('\u0000')) throw errors.badRequest('Topic must not contain null bytes');
+  return { type, to: to as number[], topic, content, timestamp: typeof timestamp === 'number' ? timestamp : null };
+}
+
+/** Validates one client draft and gives its stored form (without id). */
+export function validateDraft(input: DraftInput, where: string, now: number, recipients: RecipientCheck, author: Pick<DraftsState, 'user_id'>): Omit<DraftData, 'id'> {
+  const { type, to, topic, content, timestamp } = checkDraftShape(input, where);
+  if (timestamp !== null && timestamp < 0) throw errors.badRequest('Timestamp must not be negative.');
   // A draft's content follows a message's rules (the real server normalizes both alike): cut when too long.
   const body = normalizeContent(content);
 
-  const stamp = typeof timestamp === 'number' ? Math.floor(timestamp) : now;
+  // Kept to the microsecond, shown in whole seconds (as the real server stores and shows it).
+  const stamp = timestamp !== null ? Math.floor(Math.round(timestamp * 1e6) / 1e6) : now;
   if (type === 'stream') {
+    // Only a channel draft's topic matters, so only it is checked.
+    if (topic.includes('\u0000')) throw errors.badRequest('Topic must not contain null bytes');
     if (to.length !== 1) throw errors.badRequest('Must specify exactly 1 channel ID for channel messages');
-    if (!recipients.channelOk(to[0]!)) throw errors.badRequest('Invalid channel ID');
-    return { type, to: [to[0]!], topic: truncateTopic(topic), content: body, timestamp: stamp };
+    const channel = to[0] as number;
+    if (!recipients.channelOk(channel)) throw errors.badRequest('Invalid channel ID');
+    return { type, to: [channel], topic: truncateTopic(topic), content: body, timestamp: stamp };
   }
   // A direct message draft to nobody is addressed to nobody: type "".
   if (type === 'private' && to.length > 0) {
     const ids = [...new Set(to)].sort((a, b) => a - b);
     for (const id of ids) if (!recipients.userOk(id)) throw errors.badRequest(`Invalid user ID ${id}`);
-    return { type, to: ids, topic: '', content: body, timestamp: stamp };
+    for (const id of ids) {
+      const email = recipients.deactivatedEmail(id);
+      if (email !== undefined) throw errors.badRequest(`'${email}' is no longer using Zulip.`);
+    }
+    // Stored as a conversation: shown as its other participants (the author alone for a note to self).
+    const others = ids.filter((id) => id !== author.user_id);
+    return { type, to: others.length > 0 ? others : ids, topic: '', content: body, timestamp: stamp };
   }
   // Unaddressed: `to` and `topic` mean nothing.
   return { type: '', to: [], topic: '', content: body, timestamp: stamp };
@@ -91,14 +131,15 @@ export function decideDrafts(command: DraftCommand, state: DraftsState): DraftEv
       if (command.ids.length !== command.drafts.length) throw new Error('one id per draft');
       const drafts = command.drafts.map((input, i) => ({
         id: command.ids[i]!,
-        ...validateDraft(input, `drafts[${i}]`, command.now, command.recipients),
+        ...validateDraft(input, `drafts[${i}]`, command.now, command.recipients, state),
       }));
       return [{ type: 'DraftsCreated', data: { user_id, drafts } }];
     }
     case 'EditDraft': {
       if (!state.sync_enabled) throw draftsDisabled();
+      checkDraftShape(command.draft, 'draft');
       if (!state.draft_ids.includes(command.draft_id)) throw draftDoesNotExist();
-      const draft = { id: command.draft_id, ...validateDraft(command.draft, 'draft', command.now, command.recipients) };
+      const draft = { id: command.draft_id, ...validateDraft(command.draft, 'draft', command.now, command.recipients, state) };
       return [{ type: 'DraftUpdated', data: { user_id, draft } }];
     }
     case 'DeleteDraft':

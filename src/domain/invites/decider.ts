@@ -23,24 +23,44 @@ export function mayInvite(policy: number, inviter: Inviter): boolean {
   }
 }
 
-/** A user invites only to roles with the same or stricter restrictions than their own. */
+/**
+ * A user invites only to roles with the same or stricter restrictions than their own: owners only
+ * by owners, administrators and moderators only by administrators (the real server's
+ * check_role_based_permissions; a moderator may not invite a moderator).
+ */
 export function checkInviteAs(inviteAs: number, inviter: Inviter): void {
   if (inviteAs === Role.OWNER && inviter.role !== Role.OWNER) throw errors.mustBeOwner();
-  if (inviteAs === Role.ADMINISTRATOR && !isAdminRole(inviter.role)) throw errors.mustBeAdmin();
-  if (inviteAs === Role.MODERATOR && !isModeratorOrAbove(inviter.role)) throw errors.badRequest('Insufficient permission');
+  const needsAdmin = inviteAs === Role.OWNER || inviteAs === Role.ADMINISTRATOR || inviteAs === Role.MODERATOR;
+  if (needsAdmin && !isAdminRole(inviter.role)) throw errors.mustBeAdmin();
 }
 
-/** The addresses of invitee_emails: separated by commas or newlines, trimmed, each once. */
+/**
+ * The addresses of invitee_emails: separated by commas or newlines, "Name <address>" taken as the
+ * address, trimmed, each once (as typed: the real server keeps them in a set of strings).
+ */
 export function parseInviteeEmails(raw: string): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
+  const out = new Set<string>();
   for (const part of raw.split(/[,\n]/)) {
-    const email = part.trim();
-    if (email === '' || seen.has(email.toLowerCase())) continue;
-    seen.add(email.toLowerCase());
-    out.push(email);
+    const named = /<(.*)>/.exec(part);
+    const email = (named ? named[1]! : part).trim();
+    if (email !== '') out.add(email);
   }
-  return out;
+  return [...out];
+}
+
+/** INVITES_MIN_USER_AGE_DAYS of the real server. */
+export const INVITES_MIN_USER_AGE_DAYS = 3;
+
+/**
+ * In an organization anyone may join (invite_required off), an account younger than
+ * INVITES_MIN_USER_AGE_DAYS may not invite, unless it is an administrator's: joining to send spam
+ * invitations is stopped.
+ */
+export function checkOldEnoughToInvite(inviteRequired: boolean, inviter: { role: number }, joinedSeconds: number, now: number): void {
+  if (inviteRequired || isAdminRole(inviter.role)) return;
+  if (joinedSeconds > now - INVITES_MIN_USER_AGE_DAYS * 24 * 3600) {
+    throw invitationFailed('Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.', [], false);
+  }
 }
 
 export const isValidAddress = (email: string) => ADDRESS.test(email) && email.length <= 254;
@@ -52,8 +72,9 @@ export function invitationFailed(msg: string, skipped: InviteSkip[], sent: boole
 }
 
 /**
- * Pure, the real server's order: an address that does not validate stops everything; addresses
- * already in the organization are skipped, and reported after the others are invited.
+ * Pure, the real server's order: the addresses already in the organization are set aside; if any
+ * address does not validate nothing is sent, and the error lists those addresses and then the ones
+ * already in the organization; otherwise the others are invited and those are reported after.
  */
 export function checkInvitees(
   emails: readonly string[],
@@ -61,19 +82,20 @@ export function checkInvitees(
   /** Why the organization does not take an address (its email domain restriction); null: it does. */
   refusal: (email: string) => string | null = () => null,
 ): { invite: string[]; skipped: InviteSkip[] } {
-  if (emails.length === 0) throw errors.badRequest('You must specify at least one email address.');
-  const invalid: InviteSkip[] = emails.flatMap((e): InviteSkip[] => {
-    const problem = isValidAddress(e) ? refusal(e) : 'Invalid address.';
-    return problem === null ? [] : [[e, problem, false]];
-  });
-  if (invalid.length > 0) throw invitationFailed("Some emails did not validate, so we didn't send any invitations.", invalid, false);
+  const invalid: InviteSkip[] = [];
   const skipped: InviteSkip[] = [];
   const invite: string[] = [];
   for (const email of emails) {
+    const problem = isValidAddress(email) ? refusal(email) : 'Invalid address.';
+    if (problem !== null) {
+      invalid.push([email, problem, false]);
+      continue;
+    }
     const user = existing.get(email.toLowerCase());
     if (!user) invite.push(email);
     else skipped.push(user.is_active ? [email, 'Already has an account.', false] : [email, 'Account has been deactivated.', true]);
   }
-  if (invite.length === 0) throw invitationFailed("We weren't able to invite anyone.", skipped, false);
+  if (invalid.length > 0) throw invitationFailed("Some emails did not validate, so we didn't send any invitations.", [...invalid, ...skipped], false);
+  if (skipped.length > 0 && invite.length === 0) throw invitationFailed("We weren't able to invite anyone.", skipped, false);
   return { invite, skipped };
 }

@@ -14,6 +14,11 @@ export type InvitationSent = Event<'InvitationSent', {
   invited: number;
   expiry_date: number | null;
   key_hash: string;
+  /**
+   * false: another invitation of the same request tells the clients (the real server sends one
+   * invites_changed per request). Absent in older events: each one tells them.
+   */
+  announces?: boolean;
 }>;
 
 /** The invitee followed the link and the account `user_id` was created. */

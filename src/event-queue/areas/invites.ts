@@ -7,6 +7,8 @@ import { registerTranslator } from '../translators.js';
 for (const type of ['InvitationSent', 'InvitationAccepted'] as const) {
   registerTranslator(type, async (event, db) => {
     const d = event.data as DataOf<typeof type>;
+    // One invites_changed for all the invitations of one request.
+    if (type === 'InvitationSent' && (d as DataOf<'InvitationSent'>).announces === false) return null;
     const admins = await db.selectFrom('users').select('id').where('realm_id', '=', d.realm_id).where('role', '<=', Role.ADMINISTRATOR).where('is_active', '=', true).execute();
     const inviter = type === 'InvitationSent'
       ? (d as DataOf<'InvitationSent'>).invited_by_user_id

@@ -11,9 +11,11 @@ import { mailerFor } from '../../services/mailer.js';
 import { escapeHtml } from '../../read/messages.js';
 import type { AppServices } from '../services.js';
 
-// The real server's invitation views are for members and administrators only.
-function refuseGuests(user: UserRow): void {
+// Every invitation view of the real server is for human members and administrators only
+// (require_member_or_admin), checked before its parameters.
+function membersOnly(user: UserRow): void {
   if (user.role === Role.GUEST) throw errors.badRequest('Not allowed for guest users');
+  if (user.is_bot) throw errors.badRequest('This endpoint does not accept bot requests.');
 }
 
 /** Email invitations and reusable links (under /api/v1). */
@@ -23,6 +25,7 @@ export default async function inviteRoutes(app: FastifyInstance, { services }: {
   defineRoute(app, {
     method: 'GET',
     url: '/invites',
+    allow: membersOnly,
     handler: async ({ user, realm, meta }) => ({
       invites: [...await listInvites(ctx.db, user, meta.now), ...await listMultiuseInvites(ctx.db, user, realm.url, meta.now)],
     }),
@@ -31,6 +34,7 @@ export default async function inviteRoutes(app: FastifyInstance, { services }: {
   defineRoute<InviteParams>(app, {
     method: 'POST',
     url: '/invites',
+    allow: membersOnly,
     params: {
       properties: {
         invitee_emails: { type: 'string' },
@@ -48,6 +52,7 @@ export default async function inviteRoutes(app: FastifyInstance, { services }: {
   defineRoute<MultiuseInviteParams>(app, {
     method: 'POST',
     url: '/invites/multiuse',
+    allow: membersOnly,
     params: {
       properties: {
         invite_expires_in_minutes: { type: 'integer', nullable: true, minimum: 1 },
@@ -56,7 +61,6 @@ export default async function inviteRoutes(app: FastifyInstance, { services }: {
       },
     },
     handler: async ({ params, user, realm, meta }) => {
-      refuseGuests(user);
       return { invite_link: await createMultiuseInvite(ctx, meta, user, realm, params) };
     },
   });
@@ -64,9 +68,9 @@ export default async function inviteRoutes(app: FastifyInstance, { services }: {
   defineRoute<{ invite_id: number }>(app, {
     method: 'DELETE',
     url: '/invites/multiuse/:invite_id',
+    allow: membersOnly,
     params: { properties: { invite_id: { type: 'integer' } }, required: ['invite_id'] },
     handler: async ({ params, user, meta }) => {
-      refuseGuests(user);
       await revokeMultiuseInvite(ctx, meta, user, params.invite_id);
     },
   });
@@ -74,9 +78,9 @@ export default async function inviteRoutes(app: FastifyInstance, { services }: {
   defineRoute<{ prereg_id: number }>(app, {
     method: 'DELETE',
     url: '/invites/:prereg_id',
+    allow: membersOnly,
     params: { properties: { prereg_id: { type: 'integer' } }, required: ['prereg_id'] },
     handler: async ({ params, user, meta }) => {
-      refuseGuests(user);
       await revokeInvite(ctx, meta, user, params.prereg_id);
     },
   });
@@ -84,9 +88,9 @@ export default async function inviteRoutes(app: FastifyInstance, { services }: {
   defineRoute<{ prereg_id: number }>(app, {
     method: 'POST',
     url: '/invites/:prereg_id/resend',
+    allow: membersOnly,
     params: { properties: { prereg_id: { type: 'integer' } }, required: ['prereg_id'] },
     handler: async ({ params, user, realm, meta, request }) => {
-      refuseGuests(user);
       return { timestamp: await resendInvite(ctx, meta, user, realm, params.prereg_id, mailerFor(ctx.config, request.log)) };
     },
   });

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { decideDrafts, type RecipientCheck } from '../../../src/domain/drafts/decider.js';
 
-const anyone: RecipientCheck = { channelOk: () => true, userOk: () => true };
+const anyone: RecipientCheck = { channelOk: () => true, userOk: () => true, deactivatedEmail: () => undefined };
 const state = { user_id: 7, sync_enabled: true, draft_ids: [1, 2] };
 
 t.test('CreateDrafts gives one event with the ids in order', async (t) => {
@@ -35,4 +35,16 @@ t.test('rules', async (t) => {
     { user_id: 7, draft_id: 1, reason: 'sync_disabled' },
     { user_id: 7, draft_id: 2, reason: 'sync_disabled' },
   ]);
+});
+
+t.test('direct drafts show the other participants; only a channel draft topic is checked', async (t) => {
+  const create = (draft: Record<string, unknown>, recipients = anyone) =>
+    decideDrafts({ type: 'CreateDrafts', ids: [3], now: 1, recipients, drafts: [draft] }, state)[0]!.data as { drafts: Array<{ to: number[]; timestamp: number }> };
+  // The real server keeps the conversation, and shows it without its author (the author alone for a note to self).
+  t.same(create({ type: 'private', to: [7, 9, 8], topic: '', content: 'x' }).drafts[0]!.to, [8, 9]);
+  t.same(create({ type: 'private', to: [7], topic: '', content: 'x' }).drafts[0]!.to, [7]);
+  t.same(create({ type: 'private', to: [9], topic: 'a\u0000b', content: 'x' }).drafts[0]!.to, [9], 'a direct draft topic is ignored, null bytes and all');
+  t.equal(create({ type: '', to: [], topic: '', content: 'x', timestamp: 1.9999999 }).drafts[0]!.timestamp, 2, 'kept to the microsecond');
+  t.throws(() => create({ type: 'private', to: [9, 8], topic: '', content: 'x' }, { ...anyone, deactivatedEmail: (id) => (id === 9 ? 'gone@example.com' : undefined) }),
+    { message: "'gone@example.com' is no longer using Zulip." });
 });
