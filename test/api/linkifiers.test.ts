@@ -126,6 +126,12 @@ t.test('linkifier validation follows the real server (test_realm_linkifiers.py)'
     const r = await post(pattern!, template!);
     t.equal(r.status, 200, `${pattern.slice(0, 40)} ${template}: ${JSON.stringify(r.body)}`);
   }
+  // Our one departure: a script-capable scheme is refused, since clients expand templates themselves.
+  for (const template of ['javascript:alert({id})', ' JAVASCRIPT:alert({id})', 'vbscript:msgbox({id})', 'data:text/plain,{id}']) {
+    const r = await post('SCHEME-(?P<id>\\d+)', template);
+    t.same([r.status, r.body.errors], [400, { url_template: ['Invalid URL template.'] }], `${template} refused`);
+  }
+  t.equal((await post('MAIL-(?P<id>\\d+)', 'mailto:team-{id}@example.com')).status, 200, 'mailto: accepted');
   const taken = await post('3#123', 'https://example.com/other');
   t.same(taken.body.errors, { __all__: ['Linkifier with this Pattern and Realm already exists.'] });
 });

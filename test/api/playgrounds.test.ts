@@ -51,6 +51,7 @@ t.test('playground validation follows the real server (test_realm_playgrounds.py
   t.equal((await add({ ...base, pygments_language: 'x'.repeat(41) })).body.msg, 'pygments_language is too long (limit: 40 characters)');
   t.equal((await add({ ...base, url_template: 'https://template.com{?test,code}' })).body.msg, '"code" should be the only variable present in the URL template');
   t.equal((await add({ ...base, url_template: 'https://template.com?test={test' })).body.msg, 'Invalid URL template.');
+  t.equal((await add({ ...base, url_template: 'javascript:alert({code})' })).body.msg, 'Invalid URL template.', 'a script scheme is refused (our departure)');
   const missing = await add({ ...base, url_template: 'https://template.com{?test}' });
   t.same(missing.body, {
     result: 'error', code: 'BAD_REQUEST', msg: 'Missing the required variable "code" in the URL template',

@@ -3,7 +3,7 @@ import { assertNever } from '../event-types.js';
 import { isAdminRole } from '../roles.js';
 import type { LinkifierEvent } from './events.js';
 import { compileRe2, namedGroups, Re2PatternError } from './re2-pattern.js';
-import { templateVariables } from './url-template.js';
+import { scriptCapableScheme, templateVariables } from './url-template.js';
 
 export interface LinkifierRow {
   id: number;
@@ -44,7 +44,7 @@ export function linkifierProblems(pattern: string, urlTemplate: string, patternT
   if (pattern === '') add('pattern', 'This field cannot be blank.');
   const variables = templateVariables(urlTemplate);
   if (urlTemplate === '') add('url_template', 'This field cannot be blank.');
-  else if (variables === null) add('url_template', 'Invalid URL template.');
+  else if (variables === null || scriptCapableScheme(urlTemplate)) add('url_template', 'Invalid URL template.');
   const clean = cleanProblem(pattern, variables);
   if (clean) add('__all__', clean);
   if (problems.pattern === undefined && patternTaken) add('__all__', 'Linkifier with this Pattern and Realm already exists.');

@@ -44,3 +44,14 @@ export function templateVariables(template: string): string[] | null {
 export function expandTemplate(template: string, values: Record<string, string>): string {
   return parseTemplate(template).expand(values);
 }
+
+/**
+ * A deliberate difference from the real server, which takes any RFC 6570 template: one that starts with a scheme
+ * other than http(s), ftp(s) or mailto is refused. Clients expand linkifier and playground templates themselves
+ * (the web app's local echo, topic links, "View in playground"), so a `javascript:` template would be a script
+ * link in every client, whatever our renderer drops. A template without a scheme (a relative link) is accepted.
+ */
+export function scriptCapableScheme(urlTemplate: string): boolean {
+  const scheme = /^\s*([a-z][a-z0-9+.-]*):/i.exec(urlTemplate)?.[1];
+  return scheme !== undefined && !/^(https?|ftps?|mailto)$/i.test(scheme);
+}

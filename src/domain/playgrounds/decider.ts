@@ -1,7 +1,7 @@
 import { ApiError, errors } from '../errors.js';
 import { assertNever } from '../event-types.js';
 import { isAdminRole } from '../roles.js';
-import { templateVariables } from '../linkifiers/url-template.js';
+import { scriptCapableScheme, templateVariables } from '../linkifiers/url-template.js';
 import type { PlaygroundEvent } from './events.js';
 
 export interface PlaygroundRow {
@@ -46,7 +46,7 @@ export function playgroundProblems(name: string, language: string, urlTemplate: 
   const add = (field: string, message: string) => { (problems[field] ??= []).push(message); };
   const variables = urlTemplate === '' ? null : templateVariables(urlTemplate);
   if (urlTemplate === '') add('url_template', 'This field cannot be blank.');
-  else if (variables === null) add('url_template', 'Invalid URL template.');
+  else if (variables === null || scriptCapableScheme(urlTemplate)) add('url_template', 'Invalid URL template.');
   if (name === '') add('name', 'This field cannot be blank.');
   if (language === '') add('pygments_language', 'This field cannot be blank.');
   if (variables !== null) {
