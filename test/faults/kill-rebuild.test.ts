@@ -69,7 +69,12 @@ t.test('kill -9 mid-load, restart, and rebuild equals the live tables', async (t
     }
   };
   const load = [writer(0), writer(1), writer(2)];
-  await new Promise((r) => setTimeout(r, 3_000));
+  // Kill once the load is well under way: at least 3 s in and 20 messages acknowledged (a loaded
+  // machine can take longer to get there; the kill must still land in the middle of the load).
+  const started = Date.now();
+  while (Date.now() - started < 3_000 || (sent.length < 20 && Date.now() - started < 60_000)) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
   await killHard(server);
   running = false;
   await Promise.all(load);
