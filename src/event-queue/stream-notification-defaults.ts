@@ -1,4 +1,4 @@
-import { DEFAULT_USER_SETTINGS } from '../domain/settings/defaults.js';
+import { settingValue } from '../domain/settings/defaults.js';
 import type { UserRow } from '../read/users.js';
 
 /** A subscription's notification settings and the user's setting a null one stands for. */
@@ -20,7 +20,7 @@ export function withInheritedNotificationSettings(entries: Array<Record<string, 
   for (const entry of entries) {
     for (const [property, setting] of Object.entries(INHERITED_FROM)) {
       if (entry[property] !== null) continue;
-      entry[property] = Object.hasOwn(stored, setting) ? stored[setting] : DEFAULT_USER_SETTINGS[setting];
+      entry[property] = settingValue(stored, setting);
     }
   }
 }

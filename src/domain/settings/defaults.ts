@@ -68,6 +68,11 @@ export type UserSettings = { -readonly [K in keyof typeof DEFAULT_USER_SETTINGS]
 export type SettingName = keyof typeof DEFAULT_USER_SETTINGS;
 export const SETTING_NAMES = Object.keys(DEFAULT_USER_SETTINGS) as SettingName[];
 
+/** A setting from a stored settings object, or its default when the object predates the setting. */
+export function settingValue(stored: Record<string, unknown>, name: SettingName): unknown {
+  return Object.hasOwn(stored, name) ? stored[name] : DEFAULT_USER_SETTINGS[name];
+}
+
 /** Sound files the server offers; `none` is accepted as well and means no sound. */
 export const AVAILABLE_NOTIFICATION_SOUNDS = ['chime', 'chirp', 'ding', 'zulip'];
 /** The emoji sets SPEC.md names (modern, classic, a second vendor, plain text). */

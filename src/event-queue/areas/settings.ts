@@ -6,6 +6,7 @@ import {
   LEGACY_DISPLAY_SETTINGS,
   LEGACY_NOTIFICATION_SETTINGS,
   SETTING_NAMES,
+  settingValue,
 } from '../../domain/settings/defaults.js';
 import { languageName } from '../../domain/settings/languages.js';
 import type { Db } from '../../db/database.js';
@@ -21,7 +22,7 @@ const extras = () => ({ available_notification_sounds: AVAILABLE_NOTIFICATION_SO
 function settingsOf(user: UserRow): Record<string, unknown> {
   const stored = user.settings as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const name of SETTING_NAMES) out[name] = Object.hasOwn(stored, name) ? stored[name] : DEFAULT_USER_SETTINGS[name];
+  for (const name of SETTING_NAMES) out[name] = settingValue(stored, name);
   return out;
 }
 
@@ -51,7 +52,7 @@ registerSection('update_global_notifications', async ({ user, options }) => {
 registerSection('realm_user_settings_defaults', async ({ realm }) => {
   const stored = realm.user_settings_defaults as Record<string, unknown>;
   const defaults: Record<string, unknown> = {};
-  for (const name of SETTING_NAMES) defaults[name] = Object.hasOwn(stored, name) ? stored[name] : DEFAULT_USER_SETTINGS[name];
+  for (const name of SETTING_NAMES) defaults[name] = settingValue(stored, name);
   return { realm_user_settings_defaults: { ...defaults, ...extras() } };
 });
 
