@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { FoldMemory, Trx } from '../src/projections-api.js';
 import { FlagBit } from '../src/domain/messages/flags.js';
 import type { RunEvent } from './define.js';
-import { runPrepared } from '../src/db/prepared.js';
+import { ridesWithNext, runPrepared } from '../src/db/prepared.js';
 import type { DataOf } from '../src/domain/events.js';
 
 /**
@@ -64,7 +64,8 @@ async function foldMessagesSentPart(trx: Trx, run: ReadonlyArray<RunEvent<'Messa
     });
   }
   // Message ids are distinct within a run, so no (user, message) pair comes twice in one statement.
-  await runPrepared(trx, sql`WITH rec AS (
+  // Nothing reads its result: it rides with the pass's next statement (or its COMMIT).
+  await ridesWithNext(trx, sql`WITH rec AS (
       INSERT INTO message_recipients (id, key)
       SELECT r.id, r.key FROM json_to_recordset(${JSON.stringify(recipients)}::json) AS r(id int, key text, n int)
       ORDER BY r.n ON CONFLICT DO NOTHING),
@@ -82,7 +83,7 @@ async function foldMessagesSentPart(trx: Trx, run: ReadonlyArray<RunEvent<'Messa
         is_me_message, has_link, has_image, has_attachment, stream_wildcard, topic_wildcard, NULL, NULL, version
       FROM json_to_recordset(${JSON.stringify(messages)}::json) AS x(id int, realm_id int, stream_id int, topic text, sender_id int,
         date_sent int8, content text, rendered_content text, recipient_id int, dm_key text, client text, is_me_message bool,
-        has_link bool, has_image bool, has_attachment bool, stream_wildcard bool, topic_wildcard bool, version int)`);
+        has_link bool, has_image bool, has_attachment bool, stream_wildcard bool, topic_wildcard bool, version int)`, { prepared: true });
 }
 
 export const firstMessageKey = (streamId: number): string => `first message of ${streamId}`;
@@ -154,13 +155,13 @@ export async function foldReactions(trx: Trx, run: readonly ReactionEvent[]): Pr
     const last = [...versions].map(([m, v]) => ({ m, v }));
     // Not prepared: a join with messages, whose generic plan (made while the table was small)
     // scanned it whole on every call.
-    await sql`WITH added AS (
+    await ridesWithNext(trx, sql`WITH added AS (
         INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type, position)
         SELECT m, u, n, c, t, p FROM json_to_recordset(${JSON.stringify(reactions)}::json) AS x(m int, u int, n text, c text, t text, p int8)
         ORDER BY p
         ON CONFLICT DO NOTHING)
       UPDATE messages SET version = GREATEST(messages.version, last.v)
       FROM json_to_recordset(${JSON.stringify(last)}::json) AS last(m int, v int)
-      WHERE messages.id = last.m`.execute(trx);
+      WHERE messages.id = last.m`);
   }
 }

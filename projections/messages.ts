@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Trx } from '../src/projections-api.js';
-import { runPrepared } from '../src/db/prepared.js';
+import { ridesWithNext, runPrepared } from '../src/db/prepared.js';
 import { defineProjection } from './define.js';
 import { foldMessagesSent, foldReactions, sentMessageFlags } from './messages-bulk.js';
 import { foldFlagChange, foldFlagChanges } from './message-flags.js';
@@ -56,12 +56,13 @@ export const messagesProjection = defineProjection({
         ctes.push(sql`dm AS (INSERT INTO message_dm_recipients (user_id, message_id) VALUES ${sql.join(d.dm_user_ids.map((u) => sql`(${u}, ${d.message_id})`))}
           ON CONFLICT DO NOTHING)`);
       }
-      await sql`WITH ${sql.join(ctes)}
+      // Nothing reads its result: it rides with the pass's next statement (or its COMMIT).
+      await ridesWithNext(trx, sql`WITH ${sql.join(ctes)}
         INSERT INTO messages (id, realm_id, stream_id, topic, sender_id, date_sent, content, rendered_content, recipient_id, dm_key, client,
           is_me_message, has_link, has_image, has_attachment, stream_wildcard, topic_wildcard, last_edit_timestamp, edit_history, version)
         VALUES (${d.message_id}, ${d.realm_id}, ${d.stream_id}, ${d.topic}, ${d.sender_id}, ${d.date_sent}, ${d.content}, ${d.rendered_content},
           ${d.recipient_id}, ${d.stream_id === null ? d.dm_user_ids.join(',') : null}, ${d.client}, ${d.is_me_message}, ${d.has_link},
-          ${d.has_image}, ${d.has_attachment}, ${d.stream_wildcard}, ${d.topic_wildcard}, NULL, NULL, ${e.stream_version})`.execute(trx);
+          ${d.has_image}, ${d.has_attachment}, ${d.stream_wildcard}, ${d.topic_wildcard}, NULL, NULL, ${e.stream_version})`);
     },
     MessageEdited: (trx, d, e) => foldEdit(trx, d, e.stream_version),
     MessagesDeleted: (trx, d) => deleteMessageRows(trx, d.message_ids),
@@ -69,12 +70,12 @@ export const messagesProjection = defineProjection({
     MessagesShredded: (trx, d) => deleteMessageRows(trx, d.message_ids),
     // Reactions and the message's version are different tables: one statement each.
     ReactionAdded: async (trx, d, e) => {
-      await runPrepared(trx, sql`WITH added AS (
+      await ridesWithNext(trx, sql`WITH added AS (
           INSERT INTO reactions (message_id, user_id, emoji_name, emoji_code, reaction_type, position)
           VALUES (${d.message_id}, ${d.user_id}, ${d.emoji_name}, ${d.emoji_code}, ${d.reaction_type}, ${e.position})
           ON CONFLICT DO NOTHING
         )
-        UPDATE messages SET version = GREATEST(version, ${e.stream_version}::int) WHERE id = ${d.message_id}`);
+        UPDATE messages SET version = GREATEST(version, ${e.stream_version}::int) WHERE id = ${d.message_id}`, { prepared: true });
     },
     ReactionRemoved: async (trx, d, e) => {
       await runPrepared(trx, sql`WITH removed AS (

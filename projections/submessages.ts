@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Trx } from '../src/projections-api.js';
+import { ridesWithNext } from '../src/db/prepared.js';
 import type { DataOf } from '../src/domain/events.js';
 import { defineProjection, type RunEvent } from './define.js';
 
@@ -9,9 +11,14 @@ const widgetRow = (d: DataOf<'MessageSent'>): WidgetRow | null =>
     ? { id: d.widget_submessage_id, message_id: d.message_id, sender_id: d.sender_id, msg_type: 'widget', content: d.widget_content }
     : null;
 
+/** Nothing reads its result: it rides with the pass's next statement (or its COMMIT). */
 async function insert(trx: Trx, rows: WidgetRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await trx.insertInto('submessages').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute();
+  await ridesWithNext(trx, sql`INSERT INTO submessages (id, message_id, sender_id, msg_type, content)
+    SELECT id, message_id, sender_id, msg_type, content FROM json_to_recordset(${JSON.stringify(rows)}::json)
+      AS r(id int, message_id int, sender_id int, msg_type text, content text)
+    ORDER BY id
+    ON CONFLICT (id) DO NOTHING`, { prepared: true });
 }
 
 async function removeFor(trx: Trx, messageIds: number[]): Promise<void> {

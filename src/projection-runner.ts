@@ -577,9 +577,9 @@ export class ProjectionRunner {
 /**
  * Moves every checkpoint from `from` to `to`, having taken the projection lock (and made the commit
  * not wait for the disk), in one statement (migration 0240); it fails with STALE_CLAIM unless every
- * checkpoint stood at `from`. Made first in a pass, it rides with the pass's next statement (the
- * first fold statement, or the COMMIT) in one round trip, and its failure stops that statement and
- * rolls the pass back before anything is folded on a wrong start.
+ * checkpoint stood at `from`. It rides with the pass's next statement (the fold statements that ride
+ * too, up to the COMMIT, or a fold statement whose rows are read) in one round trip, and its failure
+ * stops those statements and rolls the pass back before anything is folded on a wrong start.
  */
 async function claimCheckpoints(trx: Trx, names: string[], from: number, to: number): Promise<void> {
   await ridesWithNext(trx, sql`SELECT claim_checkpoints(${PROJECTION_LOCK_KEY}, ${names}::text[], ${from}, ${to})`);

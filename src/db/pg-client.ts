@@ -4,10 +4,12 @@
 //   in the same write and under the same Sync (the extended protocol lets a client send several
 //   statements before one Sync), so a transaction costs one round trip less. A fold pass is one per
 //   send, and on a machine where a socket write is dear a round trip is a good part of a send's cost;
-// - a statement marked by ridesWithNext, made before anything of its transaction was sent, rides
-//   the same way, after the BEGIN. It must report failure by raising an error: its caller gets no
-//   rows, and an error stops the statements after it under the same Sync and aborts the transaction,
-//   so the next statement fails with it (a fold pass's claim, which must stop the pass if it fails).
+// - a statement marked by ridesWithNext, made inside a transaction, is held and rides the same way
+//   with the transaction's next statement (after a held BEGIN), the COMMIT included: a fold pass's
+//   claim, fold and COMMIT go in one write. It must report failure by raising an error: its caller
+//   gets no rows, and an error stops the statements after it under the same Sync and aborts the
+//   transaction, so the statement it rides with fails with it. A held statement may be prepared:
+//   it is parsed under its name once per connection, as pg does for its own statements.
 import { createRequire } from 'node:module';
 import pg from 'pg';
 import { PREPARED_MARK, RIDES_WITH_NEXT_MARK, preparedName } from './prepared.js';
@@ -17,6 +19,9 @@ const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { 
 
 type Callback = (error: Error | undefined, result: unknown) => void;
 interface Connection {
+  /** Named statements the server holds on this connection (pg's own bookkeeping). */
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
   parse(config: { text: string; name: string; types: unknown[] }): void;
   bind(config: { portal: string; statement: string; values: unknown[]; valueMapper: unknown }): void;
   execute(config: { portal: string }): void;
@@ -42,6 +47,8 @@ const BEGIN: Statement = { text: 'BEGIN', values: [] };
  */
 class QueryAfter extends pg.Query {
   private prefixesLeft: number;
+  /** The statements whose Parse this write sent, in order: their ParseCompletes come back in that order. */
+  private readonly parsing: Statement[] = [];
 
   constructor(
     private readonly prefixes: readonly Statement[],
@@ -58,14 +65,29 @@ class QueryAfter extends pg.Query {
   }
 
   prepare(connection: Connection): void {
-    // Prefixes go unnamed (parsed with each use): pg learns which named statements a connection
-    // holds from replies it credits to its own statement only.
     for (const prefix of this.prefixes) {
-      connection.parse({ text: prefix.text, name: '', types: [] });
-      connection.bind({ portal: '', statement: '', values: prefix.values, valueMapper: prepareValue });
+      const name = prefix.name ?? '';
+      if (!name || !isParsed(connection, name)) {
+        connection.parse({ text: prefix.text, name, types: [] });
+        this.parsing.push(prefix);
+      }
+      connection.bind({ portal: '', statement: name, values: prefix.values, valueMapper: prepareValue });
       connection.execute({ portal: '' });
     }
+    const self = this as unknown as { name?: string; text: string; hasBeenParsed(c: Connection): boolean };
+    if (!self.hasBeenParsed(connection)) this.parsing.push({ name: self.name, text: self.text, values: [] });
     (pg.Query.prototype as unknown as { prepare(c: Connection): void }).prepare.call(this, connection);
+  }
+
+  /**
+   * A Parse of this write succeeded: a named statement now exists on the connection. (An error
+   * skips the rest of the write, so the statements not parsed yet are parsed again next time.)
+   */
+  parseCompleted(connection: Connection): void {
+    const statement = this.parsing.shift();
+    if (!statement?.name) return;
+    connection.parsedStatements[statement.name] = statement.text;
+    delete connection.submittedNamedStatements[statement.name];
   }
 
   handleDataRow(message: unknown): void {
@@ -82,10 +104,15 @@ class QueryAfter extends pg.Query {
   }
 }
 
+const isParsed = (connection: Connection, name: string) =>
+  connection.parsedStatements[name] !== undefined || connection.submittedNamedStatements[name] !== undefined;
+
 export class PreparingClient extends pg.Client {
   /** kysely asked for BEGIN and nothing has been sent since. */
   private beginPending = false;
-  /** Statements marked to ride with the next one, held since the pending BEGIN. */
+  /** Between kysely's BEGIN and its COMMIT or ROLLBACK: statements marked to ride may be held. */
+  private inTransaction = false;
+  /** Statements marked to ride with the next one, held (after the pending BEGIN, if any). */
   private riders: Statement[] = [];
 
   // One signature for pg's many overloads; kysely calls query(text, values) and awaits the promise.
@@ -97,24 +124,32 @@ export class PreparingClient extends pg.Client {
     const parameters = (values ?? []) as unknown[];
     const rides = text.startsWith(RIDES_WITH_NEXT_MARK);
     const config = statementOf(rides ? text.slice(RIDES_WITH_NEXT_MARK.length) : text, parameters);
-    if (rides && this.beginPending) {
-      this.riders.push({ text: config.text, values: parameters });
+    if (rides && this.inTransaction) {
+      this.riders.push(config);
       return Promise.resolve(DEFERRED_RIDER) as never;
     }
-    if (/^begin$/i.test(text) && parameters.length === 0 && !this.beginPending) {
+    const bare = parameters.length === 0;
+    if (bare && /^begin$/i.test(text) && !this.inTransaction) {
       this.beginPending = true;
+      this.inTransaction = true;
       return Promise.resolve(DEFERRED_BEGIN) as never;
     }
-    if (this.beginPending && /^(commit|rollback)$/i.test(text) && (this.riders.length === 0 || /^rollback$/i.test(text))) {
-      // Nothing was sent since BEGIN: there is no transaction to end.
-      this.beginPending = false;
-      this.riders = [];
-      return Promise.resolve({ command: text.toUpperCase(), rowCount: null, rows: [], fields: [] }) as never;
+    const commit = bare && /^commit$/i.test(text);
+    const rollback = bare && /^rollback$/i.test(text);
+    if (commit || rollback) {
+      this.inTransaction = false;
+      // Held statements never ran: rolling back drops them.
+      if (rollback) this.riders = [];
+      if (this.beginPending && this.riders.length === 0) {
+        // Nothing was sent since BEGIN: there is no transaction to end.
+        this.beginPending = false;
+        return Promise.resolve({ command: text.toUpperCase(), rowCount: null, rows: [], fields: [] }) as never;
+      }
     }
     // Only a statement that goes by the extended protocol can carry what is held (a parameterless
     // text may hold several statements, which that protocol refuses); a COMMIT is one statement.
-    if (this.beginPending && ('name' in config || parameters.length > 0 || /^commit$/i.test(text))) {
-      const prefixes = [BEGIN, ...this.riders];
+    if ((this.beginPending || this.riders.length > 0) && ('name' in config || !bare || commit)) {
+      const prefixes = [...(this.beginPending ? [BEGIN] : []), ...this.riders];
       this.beginPending = false;
       this.riders = [];
       return new Promise((resolve, reject) => {
@@ -124,16 +159,23 @@ export class PreparingClient extends pg.Client {
     return this.sendingHeld(() => query.call(this, config));
   }
 
-  /** Sends a pending BEGIN, and the statements riding with it, on their own before `send`. */
+  /** Sends a pending BEGIN, and the statements held to ride, on their own before `send`. */
   private sendingHeld(send: () => never): never {
-    if (!this.beginPending) return send();
-    const riders = this.riders;
+    if (!this.beginPending && this.riders.length === 0) return send();
+    const prefixes = [...(this.beginPending ? [BEGIN] : []), ...this.riders];
     this.beginPending = false;
     this.riders = [];
     const query = super.query as (...a: unknown[]) => Promise<unknown>;
-    let sent = query.call(this, 'BEGIN');
-    for (const rider of riders) sent = sent.then(() => query.call(this, rider));
+    let sent: Promise<unknown> = Promise.resolve();
+    for (const prefix of prefixes) sent = sent.then(() => query.call(this, prefix));
     return sent.then(() => send()) as never;
+  }
+
+  /** pg credits a ParseComplete to its active statement; a write of several says which one it was. */
+  _handleParseComplete(): void {
+    const active = (this as unknown as { _getActiveQuery(): unknown })._getActiveQuery();
+    if (active instanceof QueryAfter) active.parseCompleted((this as unknown as { connection: Connection }).connection);
+    else (pg.Client.prototype as unknown as { _handleParseComplete(): void })._handleParseComplete.call(this);
   }
 }
 

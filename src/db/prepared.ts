@@ -10,17 +10,21 @@ import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder } from 
 export const PREPARED_MARK = '/* prepared */ ';
 
 /**
- * A statement made before anything of its transaction was sent may ride with the transaction's
- * next statement, in one round trip (src/db/pg-client.ts). It gets no rows back, and must report
- * failure by raising an error, which the next statement then fails with. Elsewhere (the embedded
- * backend, or a transaction already under way) it runs at once, the same statement.
+ * A statement inside a transaction whose caller needs no rows from it may ride with the
+ * transaction's next statement, the COMMIT included, in one round trip (src/db/pg-client.ts). It
+ * gets no rows back, and must report failure by raising an error, which the next statement then
+ * fails with. Outside a transaction, and on the embedded backend, it runs at once, the same statement.
  */
 export const RIDES_WITH_NEXT_MARK = '/* rides with next */ ';
 
-/** Runs `query` as a statement that may ride with the next one of its transaction (RIDES_WITH_NEXT_MARK). */
-export function ridesWithNext(db: Kysely<any>, query: RawBuilder<unknown>): Promise<QueryResult<unknown>> {
+/**
+ * Runs `query` as a statement that may ride with the next one of its transaction
+ * (RIDES_WITH_NEXT_MARK); `prepared`: also a prepared statement, under runPrepared's rules.
+ */
+export function ridesWithNext(db: Kysely<any>, query: RawBuilder<unknown>, options: { prepared?: boolean } = {}): Promise<QueryResult<unknown>> {
   const compiled = query.compile(db);
-  return db.executeQuery({ ...compiled, sql: RIDES_WITH_NEXT_MARK + compiled.sql } as CompiledQuery<unknown>);
+  const mark = RIDES_WITH_NEXT_MARK + (options.prepared ? PREPARED_MARK : '');
+  return db.executeQuery({ ...compiled, sql: mark + compiled.sql } as CompiledQuery<unknown>);
 }
 
 const names = new Map<string, string>();

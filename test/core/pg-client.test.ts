@@ -28,6 +28,9 @@ if (!url) {
     await sql`DROP TABLE IF EXISTS ${sql.table(table)}`.execute(db);
   });
 
+  // A second prepared text (the value cast): its first Parse is the one a failure skips.
+  const castId = (id: number) => sql`${id}::int`;
+
   const counted = async <T>(work: () => Promise<T>): Promise<{ value: T; trips: number }> => {
     const before = roundTrips;
     const value = await work();
@@ -136,12 +139,71 @@ if (!url) {
     t.same(gone.rows, [], 'and the rider never ran');
   });
 
-  t.test('a rider outside a held transaction runs at once', async (t) => {
+  t.test('a rider outside a transaction runs at once', async (t) => {
     await t.rejects(ridesWithNext(db, guardAbsent(20)), /division by zero/, 'alone: its own error');
-    const inside = await db.transaction().execute(async (trx) => {
+    const alone = await ridesWithNext(db, sql`SELECT ${3}::int AS n`);
+    t.same(alone.rows, [{ n: 3 }], 'and its own rows');
+  });
+
+  t.test('once the transaction is under way, riders are held for its next statement', async (t) => {
+    const { value, trips } = await counted(() => db.transaction().execute(async (trx) => {
       await sql`SELECT ${1}::int`.execute(trx);
-      return ridesWithNext(trx, sql`SELECT ${3}::int AS n`);
-    });
-    t.same(inside.rows, [{ n: 3 }], 'once the transaction is under way: its own rows');
+      const a = await ridesWithNext(trx, sql`INSERT INTO ${sql.table(table)} (id) VALUES (${30})`);
+      const b = await ridesWithNext(trx, sql`INSERT INTO ${sql.table(table)} (id) VALUES (${31})`);
+      const seen = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.table(table)} WHERE id IN (${30}, ${31})`.execute(trx);
+      await ridesWithNext(trx, sql`INSERT INTO ${sql.table(table)} (id) VALUES (${32})`);
+      return { rows: [...a.rows, ...b.rows], seen: Number(seen.rows[0]!.n) };
+    }));
+    t.same(value.rows, [], 'riders\' callers get no rows');
+    t.equal(value.seen, 2, 'the next statement sees both riders: they ran before it, in order');
+    t.equal(trips, 3, 'first statement (with BEGIN); two riders with the count; the last rider with the COMMIT');
+    const kept = await sql<{ id: number }>`SELECT id FROM ${sql.table(table)} WHERE id BETWEEN ${30} AND ${32} ORDER BY id`.execute(db);
+    t.same(kept.rows, [{ id: 30 }, { id: 31 }, { id: 32 }], 'all committed');
+
+    const failed = await counted(() => db.transaction().execute(async (trx) => {
+      await sql`SELECT ${1}::int`.execute(trx);
+      await ridesWithNext(trx, sql`INSERT INTO ${sql.table(table)} (id) VALUES (${33})`);
+      await ridesWithNext(trx, guardAbsent(30));
+    }).catch((error: Error) => error.message));
+    t.match(failed.value, /division by zero/, 'a held rider\'s failure fails the COMMIT it rides with');
+    t.equal(failed.trips, 3, 'first statement; riders and COMMIT; ROLLBACK');
+    const none = await sql<{ id: number }>`SELECT id FROM ${sql.table(table)} WHERE id = ${33}`.execute(db);
+    t.same(none.rows, [], 'and nothing of that transaction stays');
+  });
+
+  t.test('a prepared rider is parsed once per connection, also when it rides', async (t) => {
+    const insert = (trx: typeof db, id: number) => ridesWithNext(trx, sql`INSERT INTO ${sql.table(table)} (id) VALUES (${id})`, { prepared: true });
+    const parses: Array<string | undefined> = [];
+    const client = await pool.connect();
+    const connection = (client as unknown as { connection: pg.Connection & { parse(c: { name?: string }): void } }).connection;
+    const parse = connection.parse.bind(connection);
+    connection.parse = (config) => {
+      parses.push(config.name);
+      parse(config);
+    };
+    client.release();
+    try {
+      for (const id of [40, 41, 42]) {
+        const { trips } = await counted(() => db.transaction().execute((trx) => insert(trx, id)));
+        t.equal(trips, 1, `transaction ${id - 39}: BEGIN, rider and COMMIT in one round trip`);
+      }
+      const named = parses.filter((name) => !!name);
+      t.equal(named.length, 1, 'the rider\'s text was parsed under its name once');
+      t.equal(new Set(named).size, 1);
+      // A failure before a prepared rider: the rider was never parsed, and is parsed (once) next time.
+      const before = parses.length;
+      await t.rejects(db.transaction().execute(async (trx) => {
+        await ridesWithNext(trx, guardAbsent(40));
+        await ridesWithNext(trx, sql`INSERT INTO ${sql.table(table)} (id) VALUES (${castId(43)})`, { prepared: true });
+      }), /division by zero/);
+      await db.transaction().execute((trx) => ridesWithNext(trx, sql`INSERT INTO ${sql.table(table)} (id) VALUES (${castId(43)})`, { prepared: true }));
+      await db.transaction().execute((trx) => ridesWithNext(trx, sql`INSERT INTO ${sql.table(table)} (id) VALUES (${castId(44)})`, { prepared: true }));
+      const after = parses.slice(before).filter((name) => !!name && name !== named[0]);
+      t.equal(after.length, 2, 'its Parse in the failed write (skipped there), once more in the next, then no more');
+      const rows = await sql<{ id: number }>`SELECT id FROM ${sql.table(table)} WHERE id BETWEEN ${40} AND ${44} ORDER BY id`.execute(db);
+      t.same(rows.rows, [{ id: 40 }, { id: 41 }, { id: 42 }, { id: 43 }, { id: 44 }], 'every committed rider\'s row is there, once');
+    } finally {
+      connection.parse = parse;
+    }
   });
 }
