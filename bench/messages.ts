@@ -114,10 +114,14 @@ try {
   const backendPids = async (t: Target) =>
     (await t.dbPool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1', [t.app])).rows.map((r) => r.pid);
   const cpuOf = (pids: number[]) => new Map(pids.map((pid) => [pid, cpuTicks(pid)]));
-  // WAL flushes of the whole cluster (only the target of the round is busy). Backends report their
-  // counts when idle, at most once a second: read after a pause.
+  // WAL flushes of the whole cluster (only the target of the round is busy). A busy backend reports
+  // its counts at most once a second; an idle one reports what it still holds only after
+  // PostgreSQL's idle interval (PGSTAT_IDLE_INTERVAL, 10 s). Read sooner, the last second of one
+  // target's round would be counted in the next target's (the floor's ~1,000 flushes a second made
+  // whoever came after it look twice as dear). One reading between two rounds serves both.
+  const STATS_SETTLE_MS = 11_000;
   const walSyncs = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await new Promise((resolve) => setTimeout(resolve, STATS_SETTLE_MS));
     return Number((await server.dbPool.query<{ n: string }>('SELECT wal_sync AS n FROM pg_stat_wal')).rows[0]!.n);
   };
 
@@ -129,17 +133,19 @@ try {
   for (const senders of LEVELS) {
     const loadBefore = loadAverage();
     const figures = new Map(targets.map((t) => [t.name, { latencies: [] as number[], ops: 0, seconds: 0, cpuMs: 0, dbCpuMs: 0, walSyncs: 0, perRound: [] as number[] }]));
+    let walMark = await walSyncs();
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const t of order) {
         const f = figures.get(t.name)!;
-        const walBefore = await walSyncs();
+        const walBefore = walMark;
         const processBefore = cpuTicks(t.child.pid!);
         const dbBefore = cpuOf(await backendPids(t));
         const run = await throughput(senders, SECONDS * 1000, (w, i) => sendOnce(t, w, i));
         const processAfter = cpuTicks(t.child.pid!);
         const dbAfter = cpuOf(await backendPids(t));
-        f.walSyncs += (await walSyncs()) - walBefore;
+        walMark = await walSyncs();
+        f.walSyncs += walMark - walBefore;
         f.latencies.push(...run.latencies);
         f.ops += run.ops;
         f.seconds += run.ops / run.perSecond;
