@@ -149,9 +149,7 @@ export class PreparingClient extends pg.Client {
     // Only a statement that goes by the extended protocol can carry what is held (a parameterless
     // text may hold several statements, which that protocol refuses); a COMMIT is one statement.
     if ((this.beginPending || this.riders.length > 0) && ('name' in config || !bare || commit)) {
-      const prefixes = [...(this.beginPending ? [BEGIN] : []), ...this.riders];
-      this.beginPending = false;
-      this.riders = [];
+      const prefixes = this.takeHeld();
       return new Promise((resolve, reject) => {
         query.call(this, new QueryAfter(prefixes, config, (error, result) => (error ? reject(error) : resolve(result))));
       }) as never;
@@ -162,13 +160,19 @@ export class PreparingClient extends pg.Client {
   /** Sends a pending BEGIN, and the statements held to ride, on their own before `send`. */
   private sendingHeld(send: () => never): never {
     if (!this.beginPending && this.riders.length === 0) return send();
-    const prefixes = [...(this.beginPending ? [BEGIN] : []), ...this.riders];
-    this.beginPending = false;
-    this.riders = [];
+    const prefixes = this.takeHeld();
     const query = super.query as (...a: unknown[]) => Promise<unknown>;
     let sent: Promise<unknown> = Promise.resolve();
     for (const prefix of prefixes) sent = sent.then(() => query.call(this, prefix));
     return sent.then(() => send()) as never;
+  }
+
+  /** What is held, in the order it must run (a pending BEGIN first); nothing stays held. */
+  private takeHeld(): Statement[] {
+    const held = this.beginPending ? [BEGIN, ...this.riders] : this.riders;
+    this.beginPending = false;
+    this.riders = [];
+    return held;
   }
 
   /** pg credits a ParseComplete to its active statement; a write of several says which one it was. */
