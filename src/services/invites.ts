@@ -18,6 +18,7 @@ import { canReadStreamContent, isSubscribed } from '../visibility.js';
 import { actorOf, realmSettingsOf } from './channels.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import type { Mailer } from './mailer.js';
+import { streamVersion } from './stream-version.js';
 import { createUser } from './users.js';
 
 const keyHash = (key: string) => createHash('sha256').update(key).digest('hex');
@@ -210,6 +211,42 @@ export async function revokeInvite(ctx: ServiceContext, meta: RequestMeta, user:
     return { appends: [{ streamId: inviteStream(row.id), expectedVersion: history.at(-1)!.stream_version, events }], result: undefined };
   });
   await destroyEndedKeys(ctx, [inviteKeyId(inviteId)]);
+}
+
+/**
+ * What deactivating these accounts does to the invitations they made, as the real server's
+ * do_deactivate_user: their email invitations still waiting for an account and their live reusable
+ * links stop working. The appends go in the deactivation's own command; the keys that sealed the
+ * invitees' addresses are to be destroyed once it commits (`endedKeys`).
+ */
+export async function revocationsWithInviters(ctx: ServiceContext, realmId: number, inviterIds: readonly number[], now: Date): Promise<{ appends: StreamAppend[]; endedKeys: string[] }> {
+  if (inviterIds.length === 0) return { appends: [], endedKeys: [] };
+  const emailInvites = await ctx.db.selectFrom('invites').select(['id', 'realm_id', 'invited_by_user_id'])
+    .where('realm_id', '=', realmId).where('invited_by_user_id', 'in', [...inviterIds]).where('accepted_user_id', 'is', null)
+    // An invitation whose address already has an account ended with that account (listInvites).
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('users').select('users.id')
+      .whereRef('users.realm_id', '=', 'invites.realm_id')
+      .where(sql<boolean>`lower(users.delivery_email) = lower(invites.email)`))))
+    .orderBy('id').execute();
+  const links = await ctx.db.selectFrom('multiuse_invites').select(['id', 'realm_id', 'invited_by_user_id'])
+    .where('realm_id', '=', realmId).where('invited_by_user_id', 'in', [...inviterIds]).where('revoked', '=', false)
+    .where((eb) => eb.or([eb('expiry_date', 'is', null), eb('expiry_date', '>=', seconds(now))]))
+    .orderBy('id').execute();
+  const appends: StreamAppend[] = [];
+  const revoked = (row: { id: number; realm_id: number; invited_by_user_id: number }) => ({
+    invite_id: row.id, realm_id: row.realm_id, invited_by_user_id: row.invited_by_user_id, inviter_deactivated: true as const,
+    // One invites_changed for them all, as the real server's single notify_invites_changed.
+    ...(appends.length === 0 ? {} : { announces: false }),
+  });
+  for (const row of emailInvites) {
+    const streamId = inviteStream(row.id);
+    appends.push({ streamId, expectedVersion: await streamVersion(ctx, streamId), events: [{ type: 'InvitationRevoked', data: revoked(row) }] });
+  }
+  for (const row of links) {
+    const streamId = multiuseStream(row.id);
+    appends.push({ streamId, expectedVersion: await streamVersion(ctx, streamId), events: [{ type: 'MultiuseInviteRevoked', data: revoked(row) }] });
+  }
+  return { appends, endedKeys: emailInvites.map((row) => inviteKeyId(row.id)) };
 }
 
 /** POST /invites/{id}/resend: mails a new link (the old one stops working); answers the new invitation time. */

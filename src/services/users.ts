@@ -13,6 +13,8 @@ import { defaultStreamSubscriptions } from './channels.js';
 import { metadataOf, type RequestMeta, type ServiceContext } from './context.js';
 import type { StreamAppend } from '../eventstore/types.js';
 import { fullMembersAppends } from './full-members.js';
+import { destroyEndedKeys } from './ended-keys.js';
+import { revocationsWithInviters } from './invites.js';
 import type { FullMemberCandidate } from '../domain/user-groups/full-members.js';
 
 export const userStream = (userId: number) => `user-${userId}`;
@@ -218,7 +220,7 @@ export async function changeUserAtOnce(
  * bots back; each is reactivated on its own).
  */
 export async function deactivateUser(ctx: ServiceContext, meta: RequestMeta, userId: number, actor: Actor, own = false): Promise<void> {
-  const { result: bots } = await ctx.commands.run(metadataOf(meta), async () => {
+  const { result: { bots, endedKeys } } = await ctx.commands.run(metadataOf(meta), async () => {
     const row = await requireUser(ctx.db, userId, meta.realmId);
     if (row.is_system_bot) throw errors.noSuchUser();
     const owners = await countActiveOwners(ctx.db, meta.realmId);
@@ -235,13 +237,17 @@ export async function deactivateUser(ctx: ServiceContext, meta: RequestMeta, use
         leaving.push(bot);
       }
     }
-    appends.push({ streamId: userStream(userId), expectedVersion: row.version, events });
     if (row.is_bot) bots.push(row.id);
     leaving.push(row);
+    // Their invitations end before the account does: clients hear invites_changed first, as from the real server.
+    const invitations = events.length > 0 ? await revocationsWithInviters(ctx, meta.realmId, leaving.map((u) => u.id), meta.now) : { appends: [], endedKeys: [] };
+    appends.push(...invitations.appends);
+    appends.push({ streamId: userStream(userId), expectedVersion: row.version, events });
     // They leave role:fullmembers as they leave their role's group.
     appends.push(...(await fullMembersAppends(ctx, meta.realmId, leaving.map((u) => ({ ...candidateOf(u), is_active: false })), meta.now)));
-    return { appends, result: bots };
+    return { appends, result: { bots, endedKeys: invitations.endedKeys } };
   });
+  await destroyEndedKeys(ctx, endedKeys);
   // A bot's storage is forgotten with the bot (docs/DECISIONS.md).
   for (const botId of bots) await forgetBotStorage(ctx, meta, botId);
 }

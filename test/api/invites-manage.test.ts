@@ -134,3 +134,45 @@ t.test('reusable invitation links', async (t) => {
   t.same([again.status, again.body.msg], [400, 'Invitation has already been revoked']);
   t.equal((await s.api('DELETE', '/invites/multiuse/999999', admin)).body.msg, 'No such invitation');
 });
+
+t.test("deactivating an inviter ends the invitations they made (the real server's do_deactivate_user)", async (t) => {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'invites-inviter-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const s = await startTestServer(t, { dataDir });
+  const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
+  const inviter = await s.user(Role.ADMINISTRATOR, 'Inviter');
+  const alice = await s.user(Role.MEMBER, 'Alice');
+
+  t.equal((await s.api('POST', '/invites', inviter, { invitee_emails: 'a@example.com, b@example.com', stream_ids: [] })).status, 200);
+  const linkA = linkPath((await mailsTo(dataDir, 'a@example.com'))[0]!);
+  const joinPath = new URL((await s.api('POST', '/invites/multiuse', inviter, {})).body.invite_link).pathname;
+  t.equal((await s.api('POST', '/invites', alice, { invitee_emails: 'kept@example.com', stream_ids: [] })).status, 200);
+  const aliceLink = (await s.api('POST', '/invites/multiuse', admin, {})).body.invite_link;
+  t.equal((await s.api('GET', '/invites', admin)).body.invites.length, 5);
+
+  const events = await verifyAction(t, s, admin, async () => {
+    t.equal((await s.api('DELETE', `/users/${inviter.id}`, admin)).status, 200);
+  }, { register: { event_types: ['invites_changed', 'realm_user'] } });
+  t.same(events.map((e) => e.type), ['invites_changed', 'realm_user'], 'administrators hear once, before the account goes');
+
+  const left = (await s.api('GET', '/invites', admin)).body.invites;
+  t.same(left.map((i: any) => [i.invited_by_user_id, i.is_multiuse]).sort(), [[admin.id, true], [alice.id, false]], "only others' invitations are left");
+  t.equal(left.find((i: any) => i.is_multiuse).link_url, aliceLink);
+  t.equal((await page(s, 'POST', linkA, { full_name: 'A', password: 'correct horse' })).status, 404, 'an email invitation of the inviter creates no account');
+  t.equal((await page(s, 'GET', joinPath)).status, 404, "the inviter's reusable link stops working");
+
+  // Reactivating the inviter does not bring the invitations back (nor does the real server).
+  t.equal((await s.api('POST', `/users/${inviter.id}/reactivate`, admin)).status, 200);
+  t.equal((await s.api('GET', '/invites', admin)).body.invites.length, 2);
+
+  // A member's pending email invitation ends with the member; someone with none left tells nobody.
+  const quiet = await verifyAction(t, s, admin, async () => {
+    t.equal((await s.api('DELETE', `/users/${alice.id}`, admin)).status, 200);
+  }, { register: { event_types: ['invites_changed'] } });
+  t.same(quiet.map((e) => e.type), ['invites_changed'], "alice's pending email invitation ends too");
+  t.same((await s.api('GET', '/invites', admin)).body.invites.map((i: any) => i.is_multiuse), [true]);
+  const again = await verifyAction(t, s, admin, async () => {
+    t.equal((await s.api('DELETE', `/users/${inviter.id}`, admin)).status, 200);
+  }, { register: { event_types: ['invites_changed'] } });
+  t.same(again, [], 'no invitations left to end: no invites_changed');
+});

@@ -24,8 +24,18 @@ export type InvitationSent = Event<'InvitationSent', {
 /** The invitee followed the link and the account `user_id` was created. */
 export type InvitationAccepted = Event<'InvitationAccepted', { invite_id: number; realm_id: number; user_id: number }>;
 
-/** An email invitation withdrawn (DELETE /invites/{id}): its link stops working. */
-export type InvitationRevoked = Event<'InvitationRevoked', { invite_id: number; realm_id: number; invited_by_user_id: number }>;
+/**
+ * Why an invitation was withdrawn when nobody asked for it: its inviter's account was deactivated
+ * (the real server's revoke_invites_generated_by_user). Such a revocation tells only the
+ * organization's administrators, once for all of them (`announces` false on all but one).
+ */
+export type RevokedWithInviter = {
+  inviter_deactivated?: true;
+  announces?: boolean;
+};
+
+/** An email invitation withdrawn (DELETE /invites/{id}, or with its inviter): its link stops working. */
+export type InvitationRevoked = Event<'InvitationRevoked', { invite_id: number; realm_id: number; invited_by_user_id: number } & RevokedWithInviter>;
 
 /**
  * An email invitation mailed again (POST /invites/{id}/resend). Only a hash of the first key was
@@ -48,8 +58,8 @@ export type MultiuseInviteCreated = Event<'MultiuseInviteCreated', {
   key: string;
 }>;
 
-/** A reusable link withdrawn (DELETE /invites/multiuse/{id}). */
-export type MultiuseInviteRevoked = Event<'MultiuseInviteRevoked', { invite_id: number; realm_id: number; invited_by_user_id: number }>;
+/** A reusable link withdrawn (DELETE /invites/multiuse/{id}, or with its inviter). */
+export type MultiuseInviteRevoked = Event<'MultiuseInviteRevoked', { invite_id: number; realm_id: number; invited_by_user_id: number } & RevokedWithInviter>;
 
 /** Someone created the account `user_id` through a reusable link (it stays usable). */
 export type MultiuseInviteUsed = Event<'MultiuseInviteUsed', { invite_id: number; realm_id: number; invited_by_user_id: number; user_id: number }>;
