@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import { errors } from '../domain/errors.js';
 import { emailOutsideDomains } from '../domain/realm-admin/domains.js';
 import { listRealmDomains } from './realm-domains.js';
@@ -115,13 +116,16 @@ async function sendInvitationMail(mailer: Mailer, realm: RealmRow, inviter: User
   });
 }
 
+/** An account made for the address ends every other invitation to it (the real server revokes them). */
+const noAccountForAddress = ({ not, exists, selectFrom }: ExpressionBuilder<Database, 'invites'>) => not(exists(selectFrom('users').select('users.id')
+  .whereRef('users.realm_id', '=', 'invites.realm_id')
+  .where(sql<boolean>`lower(users.delivery_email) = lower(invites.email)`)));
+
 /** GET /invites: the pending, unexpired invitations; administrators see everyone's. */
 export async function listInvites(db: Db, user: UserRow, now: Date): Promise<Array<Record<string, unknown>>> {
   let query = db.selectFrom('invites').selectAll().where('realm_id', '=', user.realm_id).where('accepted_user_id', 'is', null)
-    // An account made for the address ends every other invitation to it (the real server revokes them).
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('users').select('users.id')
-      .whereRef('users.realm_id', '=', 'invites.realm_id')
-      .where(sql<boolean>`lower(users.delivery_email) = lower(invites.email)`))));
+
+    .where(noAccountForAddress);
   if (!isAdminRole(user.role)) query = query.where('invited_by_user_id', '=', user.id);
   const rows = await query.orderBy('id').execute();
   const nowSecs = seconds(now);
@@ -223,10 +227,7 @@ export async function revocationsWithInviters(ctx: ServiceContext, realmId: numb
   if (inviterIds.length === 0) return { appends: [], endedKeys: [] };
   const emailInvites = await ctx.db.selectFrom('invites').select(['id', 'realm_id', 'invited_by_user_id'])
     .where('realm_id', '=', realmId).where('invited_by_user_id', 'in', [...inviterIds]).where('accepted_user_id', 'is', null)
-    // An invitation whose address already has an account ended with that account (listInvites).
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('users').select('users.id')
-      .whereRef('users.realm_id', '=', 'invites.realm_id')
-      .where(sql<boolean>`lower(users.delivery_email) = lower(invites.email)`))))
+    .where(noAccountForAddress)
     .orderBy('id').execute();
   const links = await ctx.db.selectFrom('multiuse_invites').select(['id', 'realm_id', 'invited_by_user_id'])
     .where('realm_id', '=', realmId).where('invited_by_user_id', 'in', [...inviterIds]).where('revoked', '=', false)

@@ -240,7 +240,7 @@ export async function deactivateUser(ctx: ServiceContext, meta: RequestMeta, use
     if (row.is_bot) bots.push(row.id);
     leaving.push(row);
     // Their invitations end before the account does: clients hear invites_changed first, as from the real server.
-    const invitations = events.length > 0 ? await revocationsWithInviters(ctx, meta.realmId, leaving.map((u) => u.id), meta.now) : { appends: [], endedKeys: [] };
+    const invitations = await revocationsWithInviters(ctx, meta.realmId, events.length > 0 ? leaving.map((u) => u.id) : [], meta.now);
     appends.push(...invitations.appends);
     appends.push({ streamId: userStream(userId), expectedVersion: row.version, events });
     // They leave role:fullmembers as they leave their role's group.

@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { Test } from 'tap';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,12 +20,17 @@ async function page(s: TestServer, method: 'GET' | 'POST', url: string, form?: R
   return { status: r.statusCode, body: r.body };
 }
 
+/** A test server whose mails are kept in a data directory of its own, removed after the test. */
+async function serverWithMailbox(t: Test, prefix: string): Promise<{ s: TestServer; dataDir: string }> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  return { s: await startTestServer(t, { dataDir }), dataDir };
+}
+
 const register = { event_types: ['invites_changed'] };
 
 t.test('email invitations: revoke and resend', async (t) => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'invites-manage-'));
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const s = await startTestServer(t, { dataDir });
+  const { s, dataDir } = await serverWithMailbox(t, 'invites-manage-');
   const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
   const alice = await s.user(Role.MEMBER, 'Alice');
   const bob = await s.user(Role.MEMBER, 'Bob');
@@ -136,9 +142,7 @@ t.test('reusable invitation links', async (t) => {
 });
 
 t.test("deactivating an inviter ends the invitations they made (the real server's do_deactivate_user)", async (t) => {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'invites-inviter-'));
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const s = await startTestServer(t, { dataDir });
+  const { s, dataDir } = await serverWithMailbox(t, 'invites-inviter-');
   const admin = await s.user(Role.ADMINISTRATOR, 'Admin');
   const inviter = await s.user(Role.ADMINISTRATOR, 'Inviter');
   const alice = await s.user(Role.MEMBER, 'Alice');
