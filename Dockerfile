@@ -6,8 +6,10 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# npm ci runs the postinstall script (it rebuilds tap's plugins when tap is installed).
+# npm ci runs the postinstall script: it applies patches/ to the installed packages and rebuilds tap's plugins
+# when tap is installed.
 COPY scripts/tap-plugins.mjs ./scripts/
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
@@ -27,6 +29,7 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3-pygments && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 COPY scripts/tap-plugins.mjs ./scripts/
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /var/lib/zulip-es && chown node:node /var/lib/zulip-es

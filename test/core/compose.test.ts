@@ -33,6 +33,12 @@ t.test('Dockerfile: a build stage and a slim run stage, non-root, node on the co
   t.ok(runs(buildStage!).some((r) => /npm run build/.test(r)), 'and compiles');
   t.ok(runs(runStage!).some((r) => /npm ci .*--omit=dev/.test(r)), 'the run stage installs production dependencies only');
   t.ok(runs(runStage!).some((r) => /apt-get install .*python3-pygments/.test(r)), 'and Pygments, which highlights code blocks');
+  // The install's postinstall applies patches/: each stage has them before its npm ci.
+  for (const stage of [buildStage!, runStage!]) {
+    const patchesAt = stage.findIndex((i) => i.getKeyword() === 'COPY' && /^patches\b/.test(i.getArgumentsContent() ?? ''));
+    const installAt = stage.findIndex((i) => i.getKeyword() === 'RUN' && /npm ci\b/.test(i.getArgumentsContent() ?? ''));
+    t.ok(patchesAt >= 0 && patchesAt < installAt, 'patches/ is copied before npm ci');
+  }
   const copyInstructions = runStage!.filter((i) => i.getKeyword() === 'COPY') as Array<Instruction & { getFlags(): Array<{ getName(): string; getValue(): string | null }> }>;
   const copies = copyInstructions.map((i) => i.getArgumentsContent() ?? '');
   const fromBuild = copyInstructions.filter((i) => i.getFlags().some((f) => f.getName() === 'from' && f.getValue() === 'build'));
