@@ -14,6 +14,10 @@
 // - A line starts with a letter or digit, and one starting with digits has no `.` right after them: no list,
 //   quote, heading, fence, thematic break, setext underline or indented code can start, and a line of spaces
 //   (a blank line to Markdown, not to this code) cannot occur.
+// - Or a line is a bullet list item: `-`, `*` or `+`, one space, then a line of the kind above (so no nested list,
+//   thematic break or indented code inside it). Consecutive items are one tight list (mixed markers too, as in
+//   Zulip); items may follow paragraph lines directly. What would make a list loose (items apart) or continue an
+//   item (a line after it) is left to the parser.
 // - Spaces at the end of a line stay as written, before the <br> or the paragraph's end, as the full renderer
 //   keeps them (two of them make no hard break in Zulip).
 // - Realm linkifiers are arbitrary patterns: each paragraph, exactly the text the full renderer gives them, must
@@ -23,6 +27,9 @@ import type { RenderContext } from './types.js';
 
 const DOT = 0x2e;
 const HYPHEN = 0x2d;
+const ASTERISK = 0x2a;
+const PLUS = 0x2b;
+const SPACE = 0x20;
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
@@ -70,36 +77,61 @@ function isPlainLine(content: string, start: number, end: number): boolean {
   return true;
 }
 
-/** The paragraphs of plain text (each its lines), or undefined when any line breaks the rules or there is none. */
-function plainParagraphs(content: string): string[][] | undefined {
-  const paragraphs: string[][] = [];
-  let current: string[] | undefined;
+/** A line's `-`, `*` or `+` list marker and its one space, before plain text. */
+function isPlainItem(content: string, start: number, end: number): boolean {
+  const marker = content.charCodeAt(start);
+  return (marker === HYPHEN || marker === ASTERISK || marker === PLUS) && content.charCodeAt(start + 1) === SPACE && isPlainLine(content, start + 2, end);
+}
+
+/** A paragraph (its lines) or a tight bullet list (its items' text). */
+type PlainBlock = { kind: 'paragraph' | 'list'; lines: string[] };
+
+/**
+ * The blocks of plain text, or undefined when any line breaks the rules or there is none. Within a run of lines
+ * without a blank one, paragraph lines may come first and list items after them: an item's next line would
+ * continue it, and a list after a blank line would join the one before it as a loose list, so both are left to
+ * the parser.
+ */
+function plainBlocks(content: string): PlainBlock[] | undefined {
+  const blocks: PlainBlock[] = [];
+  let current: PlainBlock | undefined;
   for (let start = 0; start <= content.length; ) {
     const newline = content.indexOf('\n', start);
     const end = newline === -1 ? content.length : newline;
     if (end === start) {
       current = undefined;
+    } else if (isPlainLine(content, start, end)) {
+      if (current?.kind === 'list') return undefined;
+      if (!current) blocks.push((current = { kind: 'paragraph', lines: [] }));
+      current.lines.push(content.slice(start, end));
+    } else if (isPlainItem(content, start, end)) {
+      if (current?.kind !== 'list') {
+        if (!current && blocks[blocks.length - 1]?.kind === 'list') return undefined;
+        blocks.push((current = { kind: 'list', lines: [] }));
+      }
+      current.lines.push(content.slice(start + 2, end));
     } else {
-      if (!isPlainLine(content, start, end)) return undefined;
-      if (!current) paragraphs.push((current = []));
-      current.push(content.slice(start, end));
+      return undefined;
     }
     if (newline === -1) break;
     start = newline + 1;
   }
-  return paragraphs.length > 0 ? paragraphs : undefined;
+  return blocks.length > 0 ? blocks : undefined;
 }
+
+const blockHtml = (block: PlainBlock): string =>
+  block.kind === 'paragraph' ? `<p>${block.lines.join('<br>\n')}</p>` : `<ul>\n${block.lines.map((item) => `<li>${item}</li>`).join('\n')}\n</ul>`;
 
 /** The HTML the full renderer gives `content`, when it is plain text; otherwise undefined. */
 export function renderPlainText(content: string, ctx: RenderContext): string | undefined {
-  // Most messages that are not plain show it at once (a mention, a list marker...): checked before any allocation.
-  if (!startsWord(content, 0)) return undefined;
-  const paragraphs = plainParagraphs(content);
-  if (!paragraphs) return undefined;
+  // Most messages that are not plain show it at once (a mention, a quote...): checked before any allocation.
+  if (!startsWord(content, 0) && !isPlainItem(content, 0, content.indexOf('\n') === -1 ? content.length : content.indexOf('\n'))) return undefined;
+  const blocks = plainBlocks(content);
+  if (!blocks) return undefined;
   if (ctx.linkifiers.length > 0) {
-    for (const lines of paragraphs) {
-      if (findLinkifierMatches(lines.join('\n'), ctx.linkifiers, ctx.realmUrl).length > 0) return undefined;
-    }
+    // Each paragraph and each item is a text of its own to the linkifiers.
+    const texts = blocks.flatMap((block) => (block.kind === 'paragraph' ? [block.lines.join('\n')] : block.lines));
+    if (texts.some((text) => findLinkifierMatches(text, ctx.linkifiers, ctx.realmUrl).length > 0)) return undefined;
   }
-  return paragraphs.map((lines) => `<p>${lines.join('<br>\n')}</p>`).join('\n');
+  return blocks.map(blockHtml).join('\n');
 }

@@ -39,6 +39,18 @@ const messageOf = fc.tuple(pairsOf, nearMissOf, fc.constantFrom('', '', '\n', '\
   return pairs.map(([word, separator]) => word + separator).join('').trimEnd() + (miss ? '' : tail);
 });
 
+// Messages of lines, each a sentence of the above or a list item holding one ('-', '*', '+' and near misses of
+// them), joined by line breaks or blank lines: paragraphs and lists next to each other in every order.
+const markerOf = fc.oneof({ arbitrary: fc.constantFrom('- ', '* ', '+ '), weight: 12 }, { arbitrary: fc.constantFrom('-  ', '-', '1. ', '- - ', '  - ', '-\t', '— '), weight: 1 });
+const lineOf = fc.tuple(fc.option(markerOf, { freq: 2 }), pairsOf).map(([marker, pairs]) => {
+  const sentence = pairs.map(([word, separator]) => word + separator.replace(/\n+/g, ' ')).join('').trimEnd();
+  return (marker ?? '') + sentence;
+});
+const linesMessageOf = fc.tuple(fc.array(fc.tuple(lineOf, fc.constantFrom('\n', '\n', '\n', '\n\n', '\n\n\n')), { minLength: 1, maxLength: 6 }), nearMissOf).map(([lines, miss]) => {
+  if (miss) lines[miss.at % lines.length]![miss.asWord ? 0 : 1] += miss.piece;
+  return lines.map(([line, separator]) => line + separator).join('').trimEnd();
+});
+
 const contexts: Record<string, RenderContext> = {
   'test realm': testContext(),
   'emoticons translated': testContext({ translateEmoticons: true }),
@@ -46,25 +58,30 @@ const contexts: Record<string, RenderContext> = {
   'a linkifier on plain words': testContext({ linkifiers: [{ id: 9, pattern: 'me(?P<n>[0-9]+)', urlTemplate: 'https://e.example/{n}' }] }),
 };
 
-for (const [name, ctx] of Object.entries(contexts)) {
-  t.test(`plain-text fast path equals the full renderer (${name})`, (t) => {
+// Each generator with the share of its inputs the fast path must answer for (with a list, for the second), for
+// the comparison to mean something.
+const generators = [
+  { kind: 'words and lines', messages: messageOf, share: 1 / 4, what: 'any', counts: (html: string) => html !== '' },
+  { kind: 'paragraphs and lists', messages: linesMessageOf, share: 1 / 15, what: 'with a list', counts: (html: string) => html.includes('<ul>') },
+];
+for (const [name, ctx] of Object.entries(contexts)) for (const { kind, messages, share, what, counts } of generators) {
+  t.test(`plain-text fast path equals the full renderer (${name}; ${kind})`, (t) => {
     let taken = 0;
     let runs = 0;
     fc.assert(
-      fc.property(messageOf, (message) => {
+      fc.property(messages, (message) => {
         runs++;
         const full = renderParsed(message, ctx).result;
         const fast = renderPlainText(message, ctx);
         if (fast !== undefined) {
-          taken++;
+          if (counts(fast)) taken++;
           if (fast !== full.html) return false;
         }
         return isDeepStrictEqual(renderMarkdown(message, ctx), full);
       }),
       { numRuns: 1_000, seed: 19 },
     );
-    // The comparison means something only if the fast path answers for a good share of the inputs.
-    t.ok(taken > runs / 4, `fast path taken for ${taken} of ${runs} inputs`);
+    t.ok(taken > runs * share, `fast path taken for ${taken} of ${runs} inputs (${what})`);
     t.end();
   });
 }
@@ -76,7 +93,10 @@ t.test('the fast path answers for plain text and leaves the rest to the parser',
   t.equal(renderPlainText('a\nb\n\n\nc', ctx), '<p>a<br>\nb</p>\n<p>c</p>');
   t.equal(renderPlainText('spaces kept  \nat line ends ', ctx), '<p>spaces kept  <br>\nat line ends </p>');
   t.equal(renderPlainText('a\n'.repeat(5_000), ctx), `<p>${Array(5_000).fill('a').join('<br>\n')}</p>`);
-  for (const notPlain of ['see example.com', '1. first', '2024. Then', 'ZUL-12 is fixed', 'ok :)', 'see 日本.中国', 'ok \u{1F600}', 'a\n- b', 'a\n    b', '', '\nlate start']) {
+  t.equal(renderPlainText('- a\n* b\n+ c d  ', ctx), '<ul>\n<li>a</li>\n<li>b</li>\n<li>c d  </li>\n</ul>');
+  t.equal(renderPlainText('To do\n- a\n- b\n\nDone', ctx), '<p>To do</p>\n<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n<p>Done</p>');
+  t.equal(renderPlainText('- a\n'.repeat(2_500), ctx), `<ul>\n${Array(2_500).fill('<li>a</li>').join('\n')}\n</ul>`);
+  for (const notPlain of ['see example.com', '1. first', '2024. Then', 'ZUL-12 is fixed', 'ok :)', 'see 日本.中国', 'ok \u{1F600}', 'a\n    b', '', '\nlate start', '- a\nb', '- a\n\n- b', '-  a', '- - -', '- 1. a', '- a\n  - b', '- see example.com']) {
     t.equal(renderPlainText(notPlain, ctx), undefined, JSON.stringify(notPlain));
   }
   t.end();
