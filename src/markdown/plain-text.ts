@@ -14,10 +14,11 @@
 // - A line starts with a letter or digit, and one starting with digits has no `.` right after them: no list,
 //   quote, heading, fence, thematic break, setext underline or indented code can start, and a line of spaces
 //   (a blank line to Markdown, not to this code) cannot occur.
-// - Or a line is a bullet list item: `-`, `*` or `+`, one space, then a line of the kind above (so no nested list,
-//   thematic break or indented code inside it). Consecutive items are one tight list (mixed markers too, as in
-//   Zulip); items may follow paragraph lines directly. What would make a list loose (items apart) or continue an
-//   item (a line after it) is left to the parser.
+// - Or a line is a list item: `-`, `*` or `+`, or a number and `.`, then one space and a line of the kind above (so
+//   no nested list, thematic break or indented code inside it). Consecutive items are one tight list (bullets of
+//   mixed markers too, as in Zulip; a numbered list starts at its first number); items may follow paragraph lines
+//   directly. What would make a list loose (items apart) or continue an item (a line after it) is left to the
+//   parser.
 // - Spaces at the end of a line stay as written, before the <br> or the paragraph's end, as the full renderer
 //   keeps them (two of them make no hard break in Zulip).
 // - Realm linkifiers are arbitrary patterns: each paragraph, exactly the text the full renderer gives them, must
@@ -30,6 +31,7 @@ const HYPHEN = 0x2d;
 const ASTERISK = 0x2a;
 const PLUS = 0x2b;
 const SPACE = 0x20;
+const ZERO = 0x30;
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
@@ -77,41 +79,66 @@ function isPlainLine(content: string, start: number, end: number): boolean {
   return true;
 }
 
-/** A line's `-`, `*` or `+` list marker and its one space, before plain text. */
-function isPlainItem(content: string, start: number, end: number): boolean {
-  const marker = content.charCodeAt(start);
-  return (marker === HYPHEN || marker === ASTERISK || marker === PLUS) && content.charCodeAt(start + 1) === SPACE && isPlainLine(content, start + 2, end);
+/** A list item's marker: `-`, `*` or `+`, or a number (its value) and `.`; `text` is where the item's text starts. */
+type Marker = { kind: 'bullet'; text: number } | { kind: 'number'; value: number; text: number };
+
+/**
+ * The marker of the list item on the line [start, end) when the line is one: the marker, one space, then a line of
+ * plain text. A number has one to nine digits and no leading zero (Zulip takes "01." apart).
+ */
+function plainItemMarker(content: string, start: number, end: number): Marker | undefined {
+  const first = content.charCodeAt(start);
+  let marker: Marker | undefined;
+  if (first === HYPHEN || first === ASTERISK || first === PLUS) {
+    marker = { kind: 'bullet', text: start + 2 };
+  } else if (isDigit(first)) {
+    let i = start + 1;
+    while (i < end && i - start < 10 && isDigit(content.charCodeAt(i))) i++;
+    if (content.charCodeAt(i) !== DOT || i - start > 9 || (first === ZERO && i - start > 1)) return undefined;
+    marker = { kind: 'number', value: Number(content.slice(start, i)), text: i + 2 };
+  }
+  if (marker === undefined || content.charCodeAt(marker.text - 1) !== SPACE || !isPlainLine(content, marker.text, end)) return undefined;
+  return marker;
 }
 
-/** A paragraph (its lines) or a tight bullet list (its items' text). */
-type PlainBlock = { kind: 'paragraph' | 'list'; lines: string[] };
+/** A paragraph (its lines) or a tight list (its items' text, and the first number of a numbered one). */
+type PlainBlock = { kind: 'paragraph' | 'bullet' | 'number'; lines: string[]; start?: number };
 
 /**
  * The blocks of plain text, or undefined when any line breaks the rules or there is none. Within a run of lines
- * without a blank one, paragraph lines may come first and list items after them: an item's next line would
- * continue it, and a list after a blank line would join the one before it as a loose list, so both are left to
- * the parser.
+ * without a blank one, paragraph lines may come first and list items after them, and a bulleted list and a
+ * numbered one (from a one-digit number) follow each other as two lists. An item's next line would continue it, and a list after a blank
+ * line would join the one before it as a loose list, so both are left to the parser.
  */
 function plainBlocks(content: string): PlainBlock[] | undefined {
   const blocks: PlainBlock[] = [];
   let current: PlainBlock | undefined;
+  // Whether the line before is an item numbered with more than one digit.
+  let afterLongNumber = false;
   for (let start = 0; start <= content.length; ) {
     const newline = content.indexOf('\n', start);
     const end = newline === -1 ? content.length : newline;
     if (end === start) {
       current = undefined;
+      afterLongNumber = false;
     } else if (isPlainLine(content, start, end)) {
-      if (current?.kind === 'list') return undefined;
+      afterLongNumber = false;
+      if (current !== undefined && current.kind !== 'paragraph') return undefined;
       if (!current) blocks.push((current = { kind: 'paragraph', lines: [] }));
       current.lines.push(content.slice(start, end));
-    } else if (isPlainItem(content, start, end)) {
-      if (current?.kind !== 'list') {
-        if (!current && blocks[blocks.length - 1]?.kind === 'list') return undefined;
-        blocks.push((current = { kind: 'list', lines: [] }));
-      }
-      current.lines.push(content.slice(start + 2, end));
     } else {
-      return undefined;
+      const marker = plainItemMarker(content, start, end);
+      if (marker === undefined) return undefined;
+      // Zulip puts a blank line before a one-digit item under such a line, which makes the list a loose one.
+      if (afterLongNumber && marker.kind === 'number' && marker.value <= 9) return undefined;
+      afterLongNumber = marker.kind === 'number' && marker.value > 9;
+      if (current?.kind !== marker.kind) {
+        if (!current && blocks.length > 0 && blocks[blocks.length - 1]!.kind !== 'paragraph') return undefined;
+        // Right under another line, Zulip starts a numbered list only at a one-digit number.
+        if (current && marker.kind === 'number' && marker.value > 9) return undefined;
+        blocks.push((current = { kind: marker.kind, lines: [], start: marker.kind === 'number' ? marker.value : undefined }));
+      }
+      current.lines.push(content.slice(marker.text, end));
     }
     if (newline === -1) break;
     start = newline + 1;
@@ -119,13 +146,17 @@ function plainBlocks(content: string): PlainBlock[] | undefined {
   return blocks.length > 0 ? blocks : undefined;
 }
 
-const blockHtml = (block: PlainBlock): string =>
-  block.kind === 'paragraph' ? `<p>${block.lines.join('<br>\n')}</p>` : `<ul>\n${block.lines.map((item) => `<li>${item}</li>`).join('\n')}\n</ul>`;
+function blockHtml(block: PlainBlock): string {
+  if (block.kind === 'paragraph') return `<p>${block.lines.join('<br>\n')}</p>`;
+  const open = block.kind === 'bullet' ? '<ul>' : block.start === 1 ? '<ol>' : `<ol start="${block.start}">`;
+  return `${open}\n${block.lines.map((item) => `<li>${item}</li>`).join('\n')}\n</${block.kind === 'bullet' ? 'ul' : 'ol'}>`;
+}
 
 /** The HTML the full renderer gives `content`, when it is plain text; otherwise undefined. */
 export function renderPlainText(content: string, ctx: RenderContext): string | undefined {
   // Most messages that are not plain show it at once (a mention, a quote...): checked before any allocation.
-  if (!startsWord(content, 0) && !isPlainItem(content, 0, content.indexOf('\n') === -1 ? content.length : content.indexOf('\n'))) return undefined;
+  const first = content.charCodeAt(0);
+  if (!startsWord(content, 0) && first !== HYPHEN && first !== ASTERISK && first !== PLUS) return undefined;
   const blocks = plainBlocks(content);
   if (!blocks) return undefined;
   if (ctx.linkifiers.length > 0) {

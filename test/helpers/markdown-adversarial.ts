@@ -42,6 +42,7 @@ export const adversarialFamilies: Record<string, (size: number) => string> = {
   'table rows': (n) => `|a|b|\n|-|-|\n${fill(n - 12, '|x|y|\n')}`,
   'hard line breaks': (n) => fill(n, 'a\n'),
   'bullet list': (n) => fill(n, '- a\n'),
+  'numbered list': (n) => fill(n, '1. a\n'),
   'leading spaces': (n) => fill(n, ' ', 'a'),
   'entities': (n) => fill(n, '&amp;'),
   'backslashes': (n) => fill(n, '\\'),
@@ -55,7 +56,7 @@ export const adversarialFamilies: Record<string, (size: number) => string> = {
 export const repeatedNestedLists = (n: number): string => fill(n, '- a\n  - b\n');
 
 /**
- * Long lists that take the parser (a list of plain items does not: plain-text.ts renders it). micromark's work
+ * Long lists that take the parser (lists of plain items do not: plain-text.ts renders them). micromark's work
  * per list item (a tokenizer for its flow, one for its content, one for its text, and their events, all kept
  * until the parse ends) makes a list of thousands of items cost 60-120 µs an item on our machine, over the
  * 50 ms target at 10,000 characters; the benchmark reports them, and the render pool bounds them.
@@ -63,7 +64,7 @@ export const repeatedNestedLists = (n: number): string => fill(n, '- a\n  - b\n'
 export const longLists: Record<string, (size: number) => string> = {
   'nested lists, repeated': repeatedNestedLists,
   'bullet list, items with markup': (n) => fill(n, '- *a*\n'),
-  'numbered list': (n) => fill(n, '1. a\n'),
+  'numbered list, items with markup': (n) => fill(n, '1. `a`\n'),
 };
 
 /** Pieces that random "soups" (the DoS property test, the benchmark) are made of. */

@@ -39,9 +39,12 @@ const messageOf = fc.tuple(pairsOf, nearMissOf, fc.constantFrom('', '', '\n', '\
   return pairs.map(([word, separator]) => word + separator).join('').trimEnd() + (miss ? '' : tail);
 });
 
-// Messages of lines, each a sentence of the above or a list item holding one ('-', '*', '+' and near misses of
-// them), joined by line breaks or blank lines: paragraphs and lists next to each other in every order.
-const markerOf = fc.oneof({ arbitrary: fc.constantFrom('- ', '* ', '+ '), weight: 12 }, { arbitrary: fc.constantFrom('-  ', '-', '1. ', '- - ', '  - ', '-\t', '— '), weight: 1 });
+// Messages of lines, each a sentence of the above or a list item holding one ('-', '*', '+', numbers and near misses
+// of them), joined by line breaks or blank lines: paragraphs and lists next to each other in every order.
+const markerOf = fc.oneof(
+  { arbitrary: fc.constantFrom('- ', '* ', '+ ', '1. ', '1. ', '2. ', '7. ', '10. ', '0. ', '123456789. '), weight: 14 },
+  { arbitrary: fc.constantFrom('-  ', '-', '- - ', '  - ', '-\t', '— ', '01. ', '1.  ', '1) ', '1.', '1234567890. ', '1. 2. '), weight: 1 },
+);
 const lineOf = fc.tuple(fc.option(markerOf, { freq: 2 }), pairsOf).map(([marker, pairs]) => {
   const sentence = pairs.map(([word, separator]) => word + separator.replace(/\n+/g, ' ')).join('').trimEnd();
   return (marker ?? '') + sentence;
@@ -62,7 +65,7 @@ const contexts: Record<string, RenderContext> = {
 // the comparison to mean something.
 const generators = [
   { kind: 'words and lines', messages: messageOf, share: 1 / 4, what: 'any', counts: (html: string) => html !== '' },
-  { kind: 'paragraphs and lists', messages: linesMessageOf, share: 1 / 15, what: 'with a list', counts: (html: string) => html.includes('<ul>') },
+  { kind: 'paragraphs and lists', messages: linesMessageOf, share: 1 / 15, what: 'with a list', counts: (html: string) => /<[ou]l/.test(html) },
 ];
 for (const [name, ctx] of Object.entries(contexts)) for (const { kind, messages, share, what, counts } of generators) {
   t.test(`plain-text fast path equals the full renderer (${name}; ${kind})`, (t) => {
@@ -96,7 +99,10 @@ t.test('the fast path answers for plain text and leaves the rest to the parser',
   t.equal(renderPlainText('- a\n* b\n+ c d  ', ctx), '<ul>\n<li>a</li>\n<li>b</li>\n<li>c d  </li>\n</ul>');
   t.equal(renderPlainText('To do\n- a\n- b\n\nDone', ctx), '<p>To do</p>\n<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n<p>Done</p>');
   t.equal(renderPlainText('- a\n'.repeat(2_500), ctx), `<ul>\n${Array(2_500).fill('<li>a</li>').join('\n')}\n</ul>`);
-  for (const notPlain of ['see example.com', '1. first', '2024. Then', 'ZUL-12 is fixed', 'ok :)', 'see 日本.中国', 'ok \u{1F600}', 'a\n    b', '', '\nlate start', '- a\nb', '- a\n\n- b', '-  a', '- - -', '- 1. a', '- a\n  - b', '- see example.com']) {
+  t.equal(renderPlainText('3. a\n1. b\n- c', ctx), '<ol start="3">\n<li>a</li>\n<li>b</li>\n</ol>\n<ul>\n<li>c</li>\n</ul>');
+  t.equal(renderPlainText('1. a\n2. b', ctx), '<ol>\n<li>a</li>\n<li>b</li>\n</ol>');
+  t.equal(renderPlainText('2024. Then', ctx), '<ol start="2024">\n<li>Then</li>\n</ol>');
+  for (const notPlain of ['see example.com', 'ZUL-12 is fixed', 'ok :)', 'see 日本.中国', 'ok \u{1F600}', 'a\n    b', '', '\nlate start', '- a\nb', '- a\n\n- b', '-  a', '- - -', '- 1. a', '- a\n  - b', '- see example.com', '01. a', '1. a\n\n2. b', '1) a', '1234567890. a', 'a\n10. b', '- a\n10. b']) {
     t.equal(renderPlainText(notPlain, ctx), undefined, JSON.stringify(notPlain));
   }
   t.end();
