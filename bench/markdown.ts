@@ -4,7 +4,7 @@
  *
  * - Throughput: realistic ~300-character messages (bench/markdown-corpus.ts), round-robin for BENCH_SECONDS;
  *   messages/s and p50/p99/max per message.
- * - Adversarial: every family of test/helpers/markdown-adversarial.ts (and its long lists) at 1,000 and 10,000 characters, plus
+ * - Adversarial: every family of test/helpers/markdown-adversarial.ts (and its parser-bound long lists and tables) at 1,000 and 10,000 characters, plus
  *   random soups of the DoS property test's pieces at 10,000, refused inputs included (a refusal must be as
  *   cheap as a render); the worst time per family.
  * - Floor, measured in the same run: plain remark-parse → remark-rehype → rehype-stringify of the same inputs
@@ -34,7 +34,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { MarkdownRenderingError, renderMarkdown } from '../src/markdown/index.js';
 import type { RenderContext, RenderResult } from '../src/markdown/index.js';
-import { adversarialFamilies, longLists, soupPieces } from '../test/helpers/markdown-adversarial.js';
+import { adversarialFamilies, parserBound, soupPieces } from '../test/helpers/markdown-adversarial.js';
 import { testContext } from '../test/unit/markdown/fixtures.js';
 import { messageKinds, realisticMessages } from './markdown-corpus.js';
 import type { FloorReply, FloorRequest } from './markdown-floor.js';
@@ -240,7 +240,7 @@ const families: Record<string, (size: number) => string[]> = Object.fromEntries(
 );
 families[`random soups (worst of ${soups})`] = (size) => Array.from({ length: soups }, () => soup(size));
 // Kept out of the property test's families (they are over the target), reported here beside them.
-for (const [name, list] of Object.entries(longLists)) families[name] = (size) => [list(size)];
+for (const [name, input] of Object.entries(parserBound)) families[name] = (size) => [input(size)];
 
 type Row = Record<string, string | number | boolean | null>;
 const rows: Row[] = [];

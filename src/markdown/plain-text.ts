@@ -24,6 +24,7 @@
 // - Realm linkifiers are arbitrary patterns: each paragraph, exactly the text the full renderer gives them, must
 //   have no match.
 import { findLinkifierMatches } from './linkifiers.js';
+import { plainTable, tableHtml, tableTexts, type PlainTable } from './plain-tables.js';
 import type { RenderContext } from './types.js';
 
 const DOT = 0x2e;
@@ -102,7 +103,19 @@ function plainItemMarker(content: string, start: number, end: number): Marker | 
 }
 
 /** A paragraph (its lines) or a tight list (its items' text, and the first number of a numbered one). */
-type PlainBlock = { kind: 'paragraph' | 'bullet' | 'number'; lines: string[]; start?: number };
+type TextBlock = { kind: 'paragraph' | 'bullet' | 'number'; lines: string[]; start?: number };
+type PlainBlock = TextBlock | PlainTable;
+
+const PIPE = 0x7c;
+const isPlainText = (text: string): boolean => isPlainLine(text, 0, text.length);
+
+/** The lines from `start` up to the next blank line or the end, and the offset after them. */
+function linesOfBlock(content: string, start: number): { lines: string[]; next: number } {
+  const blank = content.indexOf('\n\n', start);
+  // A line break at the very end ends the last line, like a blank line.
+  const end = blank !== -1 ? blank : content.endsWith('\n') ? content.length - 1 : content.length;
+  return { lines: content.slice(start, end).split('\n'), next: end };
+}
 
 /**
  * The blocks of plain text, or undefined when any line breaks the rules or there is none. Within a run of lines
@@ -121,6 +134,15 @@ function plainBlocks(content: string): PlainBlock[] | undefined {
     if (end === start) {
       current = undefined;
       afterLongNumber = false;
+    } else if (current === undefined && content.charCodeAt(start) === PIPE) {
+      // A table is a block of its own, up to the next blank line.
+      const { lines, next } = linesOfBlock(content, start);
+      const table = plainTable(lines, isPlainText);
+      if (!table) return undefined;
+      blocks.push(table);
+      if (next >= content.length) break;
+      start = next;
+      continue;
     } else if (isPlainLine(content, start, end)) {
       afterLongNumber = false;
       if (current !== undefined && current.kind !== 'paragraph') return undefined;
@@ -147,6 +169,7 @@ function plainBlocks(content: string): PlainBlock[] | undefined {
 }
 
 function blockHtml(block: PlainBlock): string {
+  if (block.kind === 'table') return tableHtml(block);
   if (block.kind === 'paragraph') return `<p>${block.lines.join('<br>\n')}</p>`;
   const open = block.kind === 'bullet' ? '<ul>' : block.start === 1 ? '<ol>' : `<ol start="${block.start}">`;
   return `${open}\n${block.lines.map((item) => `<li>${item}</li>`).join('\n')}\n</${block.kind === 'bullet' ? 'ul' : 'ol'}>`;
@@ -156,12 +179,12 @@ function blockHtml(block: PlainBlock): string {
 export function renderPlainText(content: string, ctx: RenderContext): string | undefined {
   // Most messages that are not plain show it at once (a mention, a quote...): checked before any allocation.
   const first = content.charCodeAt(0);
-  if (!startsWord(content, 0) && first !== HYPHEN && first !== ASTERISK && first !== PLUS) return undefined;
+  if (!startsWord(content, 0) && first !== HYPHEN && first !== ASTERISK && first !== PLUS && first !== PIPE) return undefined;
   const blocks = plainBlocks(content);
   if (!blocks) return undefined;
   if (ctx.linkifiers.length > 0) {
-    // Each paragraph and each item is a text of its own to the linkifiers.
-    const texts = blocks.flatMap((block) => (block.kind === 'paragraph' ? [block.lines.join('\n')] : block.lines));
+    // Each paragraph, each item and each table cell is a text of its own to the linkifiers.
+    const texts = blocks.flatMap((block) => (block.kind === 'table' ? tableTexts(block) : block.kind === 'paragraph' ? [block.lines.join('\n')] : block.lines));
     if (texts.some((text) => findLinkifierMatches(text, ctx.linkifiers, ctx.realmUrl).length > 0)) return undefined;
   }
   return blocks.map(blockHtml).join('\n');

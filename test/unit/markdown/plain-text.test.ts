@@ -54,6 +54,28 @@ const linesMessageOf = fc.tuple(fc.array(fc.tuple(lineOf, fc.constantFrom('\n', 
   return lines.map(([line, separator]) => line + separator).join('').trimEnd();
 });
 
+// Tables (a header, a delimiter row, body rows of any length) with cells of words, empty cells and near misses,
+// between paragraphs and lists.
+const cellOf = fc.oneof(
+  { arbitrary: pairsOf.map((pairs) => pairs.slice(0, 3).map(([word]) => word).join(' ')), weight: 20 },
+  { arbitrary: fc.constantFrom('', ' ', '  x  '), weight: 3 },
+  { arbitrary: fc.constantFrom('\\|', '`a|b`', ':-', '-', 'a\tb', '*a*', 'me12', 'example.com'), weight: 1 },
+);
+const delimiterOf = fc.oneof(
+  { arbitrary: fc.constantFrom('-', '---', ' - ', ':-', '-:', ':-:', ' :--: '), weight: 10 },
+  { arbitrary: fc.constantFrom('', ':', '-x', '=', '- -'), weight: 1 },
+);
+const rowText = (cells: string[], edges: string) => (edges[0] === '|' ? '|' : '') + cells.join('|') + (edges[1] === '|' ? '|' : '');
+const headerCellOf = fc.oneof({ arbitrary: fc.constantFrom(...words), weight: 12 }, { arbitrary: cellOf, weight: 1 });
+const tableOf = fc.integer({ min: 1, max: 4 }).chain((width) => fc.tuple(
+  fc.array(headerCellOf, { minLength: width, maxLength: width }),
+  fc.array(delimiterOf, { minLength: width, maxLength: width }),
+  fc.array(fc.array(cellOf, { minLength: Math.max(0, width - 1), maxLength: width + 1 }), { maxLength: 5 }),
+  fc.oneof({ arbitrary: fc.constant('||'), weight: 12 }, { arbitrary: fc.constantFrom('|', ' |', '| ', '|  '), weight: 1 }),
+).map(([header, delimiters, rows, edges]) => [header, delimiters, ...rows].map((cells) => rowText(cells, edges)).join('\n')));
+const tablesMessageOf = fc.tuple(fc.array(fc.tuple(fc.oneof({ arbitrary: tableOf, weight: 3 }, { arbitrary: lineOf, weight: 2 }), fc.constantFrom('\n', '\n\n', '\n\n')), { minLength: 1, maxLength: 4 }), fc.constantFrom('', '', '\n'))
+  .map(([blocks, tail]) => blocks.map(([block, separator]) => block + separator).join('').trimEnd() + tail);
+
 const contexts: Record<string, RenderContext> = {
   'test realm': testContext(),
   'emoticons translated': testContext({ translateEmoticons: true }),
@@ -66,6 +88,7 @@ const contexts: Record<string, RenderContext> = {
 const generators = [
   { kind: 'words and lines', messages: messageOf, share: 1 / 4, what: 'any', counts: (html: string) => html !== '' },
   { kind: 'paragraphs and lists', messages: linesMessageOf, share: 1 / 15, what: 'with a list', counts: (html: string) => /<[ou]l/.test(html) },
+  { kind: 'tables', messages: tablesMessageOf, share: 1 / 15, what: 'with a table', counts: (html: string) => html.includes('<table>') },
 ];
 for (const [name, ctx] of Object.entries(contexts)) for (const { kind, messages, share, what, counts } of generators) {
   t.test(`plain-text fast path equals the full renderer (${name}; ${kind})`, (t) => {
@@ -102,7 +125,13 @@ t.test('the fast path answers for plain text and leaves the rest to the parser',
   t.equal(renderPlainText('3. a\n1. b\n- c', ctx), '<ol start="3">\n<li>a</li>\n<li>b</li>\n</ol>\n<ul>\n<li>c</li>\n</ul>');
   t.equal(renderPlainText('1. a\n2. b', ctx), '<ol>\n<li>a</li>\n<li>b</li>\n</ol>');
   t.equal(renderPlainText('2024. Then', ctx), '<ol start="2024">\n<li>Then</li>\n</ol>');
-  for (const notPlain of ['see example.com', 'ZUL-12 is fixed', 'ok :)', 'see 日本.中国', 'ok \u{1F600}', 'a\n    b', '', '\nlate start', '- a\nb', '- a\n\n- b', '-  a', '- - -', '- 1. a', '- a\n  - b', '- see example.com', '01. a', '1. a\n\n2. b', '1) a', '1234567890. a', 'a\n10. b', '- a\n10. b']) {
+  t.equal(
+    renderPlainText('| a | b |\n| :- | -: |\n| x | y |\n|z|\n\nafter', ctx),
+    '<table>\n<thead>\n<tr>\n<th align="left">a</th>\n<th align="right">b</th>\n</tr>\n</thead>\n<tbody>\n'
+      + '<tr>\n<td align="left">x</td>\n<td align="right">y</td>\n</tr>\n<tr>\n<td align="left">z</td>\n<td align="right"></td>\n</tr>\n</tbody>\n</table>\n<p>after</p>',
+  );
+  t.equal(renderPlainText('|a|\n|:-:|', ctx), '<table>\n<thead>\n<tr>\n<th align="center">a</th>\n</tr>\n</thead>\n</table>');
+  for (const notPlain of ['see example.com', 'ZUL-12 is fixed', 'ok :)', 'see 日本.中国', 'ok \u{1F600}', 'a\n    b', '', '\nlate start', '- a\nb', '- a\n\n- b', '-  a', '- - -', '- 1. a', '- a\n  - b', '- see example.com', '01. a', '1. a\n\n2. b', '1) a', '1234567890. a', 'a\n10. b', '- a\n10. b', '|a|\n|-|\n|`x`|', '|a|b|\n|-|', 'a\n|a|\n|-|', '|a|\n|-|\nb', '||\n|-|']) {
     t.equal(renderPlainText(notPlain, ctx), undefined, JSON.stringify(notPlain));
   }
   t.end();
