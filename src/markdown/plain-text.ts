@@ -19,6 +19,7 @@
 //   mixed markers too, as in Zulip; a numbered list starts at its first number); items may follow paragraph lines
 //   directly. What would make a list loose (items apart) or continue an item (a line after it) is left to the
 //   parser.
+// - Or a block is a pipe table whose cells are such text or empty (plain-tables.ts).
 // - Spaces at the end of a line stay as written, before the <br> or the paragraph's end, as the full renderer
 //   keeps them (two of them make no hard break in Zulip).
 // - Realm linkifiers are arbitrary patterns: each paragraph, exactly the text the full renderer gives them, must
@@ -120,8 +121,9 @@ function linesOfBlock(content: string, start: number): { lines: string[]; next: 
 /**
  * The blocks of plain text, or undefined when any line breaks the rules or there is none. Within a run of lines
  * without a blank one, paragraph lines may come first and list items after them, and a bulleted list and a
- * numbered one (from a one-digit number) follow each other as two lists. An item's next line would continue it, and a list after a blank
- * line would join the one before it as a loose list, so both are left to the parser.
+ * numbered one (from a one-digit number) follow each other as two lists. An item's next line would continue it,
+ * and a list after a blank line would join the one before it as a loose list, so both are left to the parser. A
+ * table (plain-tables.ts) starts a block and runs to the next blank line.
  */
 function plainBlocks(content: string): PlainBlock[] | undefined {
   const blocks: PlainBlock[] = [];
