@@ -4,9 +4,9 @@
  *
  * - Throughput: realistic ~300-character messages (bench/markdown-corpus.ts), round-robin for BENCH_SECONDS;
  *   messages/s and p50/p99/max per message.
- * - Adversarial: every family of test/helpers/markdown-adversarial.ts (and its parser-bound long lists and tables) at 1,000 and 10,000 characters, plus
- *   random soups of the DoS property test's pieces at 10,000, refused inputs included (a refusal must be as
- *   cheap as a render); the worst time per family.
+ * - Adversarial: every family of test/helpers/markdown-adversarial.ts and its parser-bound long lists and tables,
+ *   at 1,000 and 10,000 characters, plus random soups of the DoS property test's pieces at 10,000, refused
+ *   inputs included (a refusal must be as cheap as a render); the worst time per family.
  * - Floor, measured in the same run: plain remark-parse → remark-rehype → rehype-stringify of the same inputs
  *   (bench/markdown-floor.ts, in a worker thread cut off after BENCH_FLOOR_CAP_MS, since plain remark cannot
  *   handle some of the nesting families at all).

@@ -34,6 +34,7 @@ const ASTERISK = 0x2a;
 const PLUS = 0x2b;
 const SPACE = 0x20;
 const ZERO = 0x30;
+const PIPE = 0x7c;
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
@@ -107,7 +108,6 @@ function plainItemMarker(content: string, start: number, end: number): Marker | 
 type TextBlock = { kind: 'paragraph' | 'bullet' | 'number'; lines: string[]; start?: number };
 type PlainBlock = TextBlock | PlainTable;
 
-const PIPE = 0x7c;
 const isPlainText = (text: string): boolean => isPlainLine(text, 0, text.length);
 
 /** The lines from `start` up to the next blank line or the end, and the offset after them. */
@@ -127,7 +127,8 @@ function linesOfBlock(content: string, start: number): { lines: string[]; next: 
  */
 function plainBlocks(content: string): PlainBlock[] | undefined {
   const blocks: PlainBlock[] = [];
-  let current: PlainBlock | undefined;
+  // The paragraph or list the next line may join (a table is never continued).
+  let current: TextBlock | undefined;
   // Whether the line before is an item numbered with more than one digit.
   let afterLongNumber = false;
   for (let start = 0; start <= content.length; ) {

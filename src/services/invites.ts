@@ -124,7 +124,6 @@ const noAccountForAddress = ({ not, exists, selectFrom }: ExpressionBuilder<Data
 /** GET /invites: the pending, unexpired invitations; administrators see everyone's. */
 export async function listInvites(db: Db, user: UserRow, now: Date): Promise<Array<Record<string, unknown>>> {
   let query = db.selectFrom('invites').selectAll().where('realm_id', '=', user.realm_id).where('accepted_user_id', 'is', null)
-
     .where(noAccountForAddress);
   if (!isAdminRole(user.role)) query = query.where('invited_by_user_id', '=', user.id);
   const rows = await query.orderBy('id').execute();
