@@ -56,9 +56,10 @@ function toRun(nodes: MdNode[]): Run {
 function toNodes(run: Run, from: number, to: number): MdNode[] {
   const out: MdNode[] = [];
   let textStart = from;
-  for (let i = from; i < to; i++) {
-    const element = run.elements.get(i);
-    if (!element) continue;
+  // The map holds positions in increasing order (toRun adds them so): walk the elements, not the characters.
+  for (const [i, element] of run.elements) {
+    if (i < from) continue;
+    if (i >= to) break;
     if (i > textStart) out.push(text(run.value.slice(textStart, i)));
     out.push(element);
     textStart = i + 1;
@@ -116,5 +117,35 @@ export function applyEmphasis(node: MdNode): void {
   for (const child of children) applyEmphasis(child);
   if (!children.some((child) => child.type === 'text' && (child.value ?? '').includes('*'))) return;
   checkBound(children);
-  node.children = emphasize(children, 0);
+  node.children = emphasizeLines(children);
+}
+
+/**
+ * No pattern crosses a line break, so each line is read apart: a match rebuilds the run it is found in, which
+ * over a whole block of many lines made the work grow with lines × matches.
+ */
+function emphasizeLines(nodes: MdNode[]): MdNode[] {
+  const run = toRun(nodes);
+  const out: MdNode[] = [];
+  let pendingText = '';
+  const add = (node: MdNode): void => {
+    if (node.type === 'text') {
+      pendingText += node.value ?? '';
+      return;
+    }
+    if (pendingText !== '') out.push(text(pendingText));
+    pendingText = '';
+    out.push(node);
+  };
+  let nextStar = run.value.indexOf('*');
+  for (let lineStart = 0; lineStart < run.value.length; ) {
+    const newline = run.value.indexOf('\n', lineStart);
+    const lineEnd = newline === -1 ? run.value.length : newline + 1;
+    if (nextStar !== -1 && nextStar < lineStart) nextStar = run.value.indexOf('*', lineStart);
+    const line = toNodes(run, lineStart, lineEnd);
+    for (const part of nextStar !== -1 && nextStar < lineEnd ? emphasize(line, 0) : line) add(part);
+    lineStart = lineEnd;
+  }
+  if (pendingText !== '') out.push(text(pendingText));
+  return out;
 }

@@ -8,7 +8,7 @@ import { unified, type Processor } from 'unified';
 import type { Root } from 'mdast';
 import type { Extension } from 'micromark-util-types';
 import './linear-edit-map.js';
-import { boundedStrikethrough } from './delimiter-runs.js';
+import { zulipStrikethrough, zulipStrikethroughWithGfmResolver } from './delimiter-runs.js';
 import { containerDepthBound, MarkdownRenderingError, MAX_CONTAINER_DEPTH, MAX_TREE_DEPTH, treeDepth } from './limits.js';
 import { pairFencesLikeZulip } from './fences.js';
 import { silenceQuotedMentions } from './quote-mentions.js';
@@ -29,11 +29,16 @@ export interface ZulipSyntaxOptions {
    * micromark's own label constructs, for tests that check the merge changes no tree.
    */
   mergeLabelData?: boolean;
+  /**
+   * Whether `~~` pairs are resolved in one pass (delimiter-runs.ts; default true). False gives GFM's resolver, for
+   * tests that check the one pass changes no tree.
+   */
+  oneStrikethroughPass?: boolean;
 }
 
-const combine = (tables: boolean, mergeLabelData: boolean): Extension =>
+const combine = (tables: boolean, mergeLabelData: boolean, oneStrikethroughPass = true): Extension =>
   combineExtensions([
-    boundedStrikethrough(),
+    oneStrikethroughPass ? zulipStrikethrough() : zulipStrikethroughWithGfmResolver(),
     ...(tables ? [gfmTable()] : []),
     zulipMicromark,
     ...(mergeLabelData ? [mergedLabels] : []),
@@ -50,7 +55,10 @@ export function remarkZulipSyntax(this: Processor, options: ZulipSyntaxOptions =
   const data = this.data();
   const tables = options.tables !== false;
   const merged = tables ? zulipSyntax : zulipSyntaxWithoutTables;
-  const syntax = options.mergeLabelData === false ? combine(tables, false) : merged;
+  const syntax =
+    options.mergeLabelData === false || options.oneStrikethroughPass === false
+      ? combine(tables, options.mergeLabelData !== false, options.oneStrikethroughPass !== false)
+      : merged;
   (data.micromarkExtensions ??= []).push(syntax);
   (data.fromMarkdownExtensions ??= []).push(gfmStrikethroughFromMarkdown(), gfmTableFromMarkdown(), zulipFromMarkdown);
 }

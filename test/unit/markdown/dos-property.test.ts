@@ -85,6 +85,20 @@ t.test('repeated nested lists render in linear time (micromark EditMap fix)', as
   t.ok(large <= small * 20 + 20, `${sizes}; growth at most ${(small * 20 + 20).toFixed(1)} ms`);
 });
 
+t.test('a paragraph of many lines of * and ~~ markup renders in linear time', async (t) => {
+  // Each match used to rebuild the whole paragraph (emphasis.ts) or splice all its events (GFM's ~~ resolver):
+  // quadratic, so 8x the lines took about 64x the time. Linear is 8x; micromark keeping every event of the parse
+  // alive makes it up to about 17x here (more work for the garbage collector); allowed is 30x plus 30 ms of noise.
+  for (const line of ['*a* b', '**a** *b* c', '~~a~~ b', 'x ~~a~~ *b* **c**']) {
+    const lines = (count: number): string => `${line}\n`.repeat(count);
+    render(lines(300));
+    const small = cost(lines(300));
+    const large = cost(lines(2_400), 2);
+    const sizes = `${small.toFixed(1)} ms at 300 lines, ${large.toFixed(1)} ms at 2,400`;
+    t.ok(large <= small * 30 + 30, `${JSON.stringify(line)}: ${sizes}; growth at most ${(small * 30 + 30).toFixed(1)} ms`);
+  }
+});
+
 t.test('random inputs stay within the bound for their size', async (t) => {
   // Soups of 1,000 to 10,000 characters: each one rendered within the bound for its length.
   let worst = { ratio: 0, size: 0, ms: 0 };
