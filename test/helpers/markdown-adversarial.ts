@@ -56,16 +56,23 @@ export const adversarialFamilies: Record<string, (size: number) => string> = {
 export const repeatedNestedLists = (n: number): string => fill(n, '- a\n  - b\n');
 
 /**
- * Long lists and tables that take the parser (plain-text.ts renders those of plain text). micromark's work per
- * list item (a tokenizer for its flow, one for its content, one for its text, and their events, all kept until
- * the parse ends) makes a list of thousands of items cost 60-120 µs an item on our machine, over the 50 ms target
- * at 10,000 characters; the benchmark reports them beside the families, and the render pool bounds them.
+ * Long messages of many small blocks or lines with markup, which take the parser (plain-text.ts renders those of
+ * plain text). micromark's work per block, list item or line (a tokenizer for its flow, one for its content, one
+ * for its text, and their events, all kept until the parse ends, so the garbage collector copies them again and
+ * again) costs 20-120 µs each on our machine, over the 50 ms target at 10,000 characters; the benchmark reports
+ * them beside the families, and the render pool bounds them.
  */
 export const parserBound: Record<string, (size: number) => string> = {
   'nested lists, repeated': repeatedNestedLists,
   'bullet list, items with markup': (n) => fill(n, '- *a*\n'),
   'numbered list, items with markup': (n) => fill(n, '1. `a`\n'),
   'table rows, cells with markup': (n) => `|a|b|\n|-|-|\n${fill(n - 12, '|*x*|y|\n')}`,
+  'lines with emphasis': (n) => fill(n, '*a* b\n'),
+  'lines with code spans': (n) => fill(n, 'a `b` c\n'),
+  'lines with links': (n) => fill(n, '[a](http://a.b) c\n'),
+  'paragraphs with emphasis': (n) => fill(n, '*a*\n\n'),
+  'quotes apart': (n) => fill(n, '> a\n\n'),
+  'quote blocks': (n) => fill(n, '```quote\na\n```\n'),
 };
 
 /** Pieces that random "soups" (the DoS property test, the benchmark) are made of. */
