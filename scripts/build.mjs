@@ -4,19 +4,13 @@
 // (module loading was the largest part of start-up; npm packages stay separate files).
 // `--outdir=<dir>` writes elsewhere (the tests build into a folder of their own).
 import { build } from 'esbuild';
+import { compileEach, esbuildCommon } from './compile.mjs';
 
 const outdir = process.argv.findLast((arg) => arg.startsWith('--outdir='))?.slice('--outdir='.length) ?? 'dist';
-const common = { platform: 'node', format: 'esm', target: 'node20', sourcemap: true, logLevel: 'warning' };
 
+await compileEach(['src/**/*.*', 'projections/**/*.ts', 'migrations/**/*.ts'], outdir);
 await build({
-  ...common,
-  entryPoints: ['src/**/*.*', 'projections/**/*.ts', 'migrations/**/*.ts'],
-  loader: { '.json': 'copy', '.eta': 'copy', '.css': 'copy', '.md': 'copy', '.py': 'copy' },
-  outdir,
-  outbase: '.',
-});
-await build({
-  ...common,
+  ...esbuildCommon,
   entryPoints: ['src/server.ts'],
   bundle: true,
   packages: 'external',

@@ -1,12 +1,14 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
 import { startTestServer, Role, encodeParams } from '../helpers/server.js';
 import { createChannel, sendStream } from '../helpers/channels-fixture.js';
+import { repoRoot } from '../helpers/repo-root.js';
 
 // Responses must match what docs/audit-openapi.yaml promises.
-const spec = parse(readFileSync(new URL('../../docs/audit-openapi.yaml', import.meta.url), 'utf8'));
+const spec = parse(readFileSync(path.join(repoRoot, 'docs', 'audit-openapi.yaml'), 'utf8'));
 const ajv = new Ajv({ strict: false, validateFormats: false });
 ajv.addSchema(spec, 'audit');
 const documented = (path: string) => ajv.compile({ $ref: `audit#/paths/${path.replace(/\//g, '~1')}/get/responses/200/content/application~1json/schema` });

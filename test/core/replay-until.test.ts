@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestServer, Role, testConfig } from '../helpers/server.js';
 import { createChannel, sendStream } from '../helpers/channels-fixture.js';
+import { repoRoot } from '../helpers/repo-root.js';
 import { allProjections } from '../../projections/index.js';
 import { createPlatform } from '../../src/platform.js';
 import { tableChecksums, type TableChecksum } from '../../src/read/checksums.js';
@@ -125,9 +126,8 @@ t.test('replay CLI: --until an ISO time, from the configured database into a new
     t.same(replayed.sums, observed, 'read tables as they were at that time');
   }
   // The same through the command line.
-  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
   const cli = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'replay', '--until', String(head), '--database', path.join(dir, 'by-cli')], {
-    cwd: root,
+    cwd: repoRoot,
     env: { ...process.env, DATA_DIR: source.dataDir, DATABASE_URL: source.databaseUrl ?? '', NATS_URL: '' },
   });
   t.match(cli.stdout, new RegExp(`replayed ${head} events up to position ${head}`));

@@ -7,12 +7,15 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestServer, Role, type TestServer, type TestUser } from '../helpers/server.js';
 import { createChannel, sendStream } from '../helpers/channels-fixture.js';
+import { repoRoot } from '../helpers/repo-root.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = new URL('../../test-output/audit-console/', import.meta.url);
+const SHOTS = pathToFileURL(path.join(repoRoot, 'test-output', 'audit-console') + '/');
 
 if (!existsSync(CHROMIUM)) {
   t.fail(`no chromium at ${CHROMIUM}: .ci/run installs it (apt-get install chromium)`);

@@ -2,9 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { repoRoot as root } from './repo-root.js';
 
 export interface ChildServer {
   process: ChildProcess;

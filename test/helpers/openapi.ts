@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { findReference } from './repo-root.js';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { writeWhole } from '../../src/db/memory-template.js';
 
@@ -12,17 +12,7 @@ import { writeWhole } from '../../src/db/memory-template.js';
  */
 export const OPENAPI_PATH = findReference('zulip-openapi.yaml');
 
-/** `../shared/reference/` beside the repository root; a git worktree sits one level deeper, so look upward. */
-export function findReference(name: string): string {
-  let dir = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
-  for (;;) {
-    const candidate = join(dir, '..', 'shared', 'reference', name);
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`${name} not found in any ../shared/reference above the repository`);
-    dir = parent;
-  }
-}
+export { findReference };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 

@@ -1,8 +1,7 @@
 // The emoji catalogue against the real server's name table (shared/reference/zulip-emoji.json) and its set.
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { findReference } from '../../helpers/repo-root.js';
 import {
   codeOfCharacters,
   currentUnicodeEmojiName,
@@ -15,8 +14,7 @@ import {
   unicodeEmojiNames,
 } from '../../../src/emoji/catalogue.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const reference = JSON.parse(readFileSync(path.resolve(here, '..', '..', '..', '..', 'shared', 'reference', 'zulip-emoji.json'), 'utf8')) as {
+const reference = JSON.parse(readFileSync(findReference('zulip-emoji.json'), 'utf8')) as {
   emoji_name_maps: Record<string, { canonical_name: string; aliases: string[] }>;
   emoticon_conversions: Record<string, string>;
   remapped_emojis: Record<string, string>;

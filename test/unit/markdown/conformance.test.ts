@@ -1,9 +1,10 @@
 // Renders every case of the real Zulip server's Markdown fixtures and compares HTML exactly. Cases that do not
 // match yet are listed, each with its reason, in known-differences.json; the test fails when a listed case
 // starts to match (take it off the list) and when an unlisted case stops matching.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findReference } from '../../helpers/repo-root.js';
 import t from 'tap';
 import { renderMarkdownAsync } from '../../../src/markdown/index.js';
 import { testContext } from './fixtures.js';
@@ -18,15 +19,7 @@ interface RegularCase {
 type LinkifyCase = [input: string, template: string, url: string];
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, '..', '..', '..');
-// The shared reference data sits beside the checkout (../shared), or beside a directory above it for a worktree.
-function sharedReference(file: string): string {
-  for (let dir = path.dirname(repoRoot); ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'shared', 'reference', file);
-    if (existsSync(candidate) || path.dirname(dir) === dir) return candidate;
-  }
-}
-const casesFile = sharedReference('zulip-markdown-cases.json');
+const casesFile = findReference('zulip-markdown-cases.json');
 const cases = JSON.parse(readFileSync(casesFile, 'utf8')) as { regular_tests: RegularCase[]; linkify_tests: LinkifyCase[] };
 const knownDifferences = JSON.parse(readFileSync(path.join(here, 'known-differences.json'), 'utf8')) as Record<string, string>;
 
