@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findReference } from './repo-root.js';
+import { findReference, repoRoot } from './repo-root.js';
+import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { writeWhole } from '../../src/db/memory-template.js';
 
@@ -106,14 +107,48 @@ async function parsedOnce(path: string): Promise<Record<string, any>> {
 addSpecFields(openapi);
 const converted = toJsonSchema(openapi) as Record<string, any>;
 
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+// code.source keeps each validator's generated code, for the cache below.
+const ajvOptions = { strict: false, allErrors: true, validateFormats: false, code: { source: true } };
+const ajv = new Ajv(ajvOptions);
 ajv.addSchema({ components: converted.components, $id: 'openapi' });
 
-const rewriteRefs = (schema: unknown): object =>
-  JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/'));
+const rewriteRefs = (schema: unknown): string => JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/');
 
+/** What every compiled validator depends on besides its own schema: ajv, its options and the documented components. */
+const validatorsDigest = createHash('sha256')
+  .update(readFileSync(createRequire(import.meta.url).resolve('ajv/package.json')))
+  .update(JSON.stringify(ajvOptions))
+  .update(JSON.stringify(converted.components))
+  .digest('hex');
+const requireForValidators = createRequire(import.meta.url);
+const validatorCache = join(repoRoot, 'node_modules', '.cache', 'zulip-es-validators');
+const standaloneCode = requireForValidators('ajv/dist/standalone') as typeof import('ajv/dist/standalone/index.js').default;
+
+/** ajv's compile, without the cache (to check the cache against). */
+export const compileSchemaUncached = (schema: unknown): ValidateFunction => ajv.compile(JSON.parse(rewriteRefs(schema)) as object);
+
+/**
+ * ajv's compile of a large response schema takes up to a second (GET /events: every event type), in every test
+ * process that checks one: the generated code (ajv's standalone module) is kept in node_modules/.cache (the
+ * checkout's own, not a shared temporary directory, since it is run), named by a digest of the schema and of
+ * what it depends on, and later processes load it.
+ */
 export function compileSchema(schema: unknown): ValidateFunction {
-  return ajv.compile(rewriteRefs(schema));
+  const rewritten = rewriteRefs(schema);
+  const key = createHash('sha256').update(validatorsDigest).update(rewritten).digest('hex').slice(0, 24);
+  const cached = join(validatorCache, `${key}.cjs`);
+  let source: string;
+  try {
+    source = readFileSync(cached, 'utf8');
+  } catch {
+    const validate = ajv.compile(JSON.parse(rewritten) as object);
+    mkdirSync(validatorCache, { recursive: true });
+    writeWhole(cached, standaloneCode(ajv, validate));
+    return validate;
+  }
+  const module = { exports: {} as { default?: ValidateFunction } };
+  new Function('require', 'module', 'exports', source)(requireForValidators, module, module.exports);
+  return module.exports.default!;
 }
 
 export interface Operation {
