@@ -5,7 +5,7 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { testConfig } from '../helpers/config.js';
-import { repoRoot } from '../helpers/repo-root.js';
+import { entryPointArgs, repoRoot } from '../helpers/repo-root.js';
 import { allProjections } from '../../projections/index.js';
 import { createUserCommand, exportCommand, importCommand, rebuildCommand, verifyCommand } from '../../src/cli/commands.js';
 import { acquireDataDirLock } from '../../src/db/data-dir-lock.js';
@@ -66,7 +66,7 @@ t.test('on the embedded database the CLI says clearly when a server holds it', a
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const lock = acquireDataDirLock(dir);
   t.teardown(() => lock.release());
-  const result = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'verify'], {
+  const result = await run(process.execPath, [...entryPointArgs('src/cli/main'), 'verify'], {
     cwd: repoRoot,
     env: { ...process.env, DATA_DIR: dir, DATABASE_URL: '' },
   }).then(

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer } from '../helpers/server.js';
+import { entryPointArgs, repoRoot } from '../helpers/repo-root.js';
 import { PNG, sendFiles } from '../helpers/upload.js';
 import { solidPng } from '../helpers/images.js';
 import { startTestS3 } from '../helpers/s3.js';
@@ -84,7 +85,8 @@ t.test('npm run cli -- migrate-files: summary line and exit codes', { skip: !pro
   const s = await startTestServer(t, { dataDir });
   const alice = await s.user();
   t.equal((await sendFiles(s, alice, 'POST', '/user_uploads', [{ field: 'file', data: Buffer.from('to disk') }])).status, 200);
-  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'migrate-files', ...args], {
+  const cli = (...args: string[]) => spawnSync(process.execPath, [...entryPointArgs('src/cli/main'), 'migrate-files', ...args], {
+    cwd: repoRoot,
     env: { ...process.env, DATABASE_URL: s.platform.config.databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     encoding: 'utf8',
   });

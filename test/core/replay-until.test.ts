@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestServer, Role, testConfig } from '../helpers/server.js';
 import { createChannel, sendStream } from '../helpers/channels-fixture.js';
-import { repoRoot } from '../helpers/repo-root.js';
+import { entryPointArgs, repoRoot } from '../helpers/repo-root.js';
 import { allProjections } from '../../projections/index.js';
 import { createPlatform } from '../../src/platform.js';
 import { tableChecksums, type TableChecksum } from '../../src/read/checksums.js';
@@ -126,7 +126,7 @@ t.test('replay CLI: --until an ISO time, from the configured database into a new
     t.same(replayed.sums, observed, 'read tables as they were at that time');
   }
   // The same through the command line.
-  const cli = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'replay', '--until', String(head), '--database', path.join(dir, 'by-cli')], {
+  const cli = await run(process.execPath, [...entryPointArgs('src/cli/main'), 'replay', '--until', String(head), '--database', path.join(dir, 'by-cli')], {
     cwd: repoRoot,
     env: { ...process.env, DATA_DIR: source.dataDir, DATABASE_URL: source.databaseUrl ?? '', NATS_URL: '' },
   });

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
-import { repoRoot as root } from './repo-root.js';
+import { entryPointArgs, repoRoot as root } from './repo-root.js';
 
 export interface ChildServer {
   process: ChildProcess;
@@ -31,7 +31,7 @@ function compiledServer(): string {
  * `compiled` what `npm start` runs (the build's JavaScript under plain node).
  */
 export async function startChildServer(env: Record<string, string>, timeoutMs = 150_000, options: { compiled?: boolean } = {}): Promise<ChildServer> {
-  const args = options.compiled ? [compiledServer()] : ['--import', 'tsx', 'src/server.ts'];
+  const args = options.compiled ? [compiledServer()] : entryPointArgs('src/server');
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ...env },
