@@ -4,11 +4,11 @@
 // (module loading was the largest part of start-up; npm packages stay separate files).
 // `--outdir=<dir>` writes elsewhere (the tests build into a folder of their own).
 import { build } from 'esbuild';
-import { compileEach, esbuildCommon } from './compile.mjs';
+import { compileEach, esbuildCommon, serverSources } from './compile.mjs';
 
 const outdir = process.argv.findLast((arg) => arg.startsWith('--outdir='))?.slice('--outdir='.length) ?? 'dist';
 
-await compileEach(['src/**/*.*', 'projections/**/*.ts', 'migrations/**/*.ts'], outdir);
+await compileEach(serverSources, outdir);
 await build({
   ...esbuildCommon,
   entryPoints: ['src/server.ts'],

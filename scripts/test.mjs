@@ -4,9 +4,9 @@
 // With no file named, it runs the folders of tap.include in package.json.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { compileEach } from './compile.mjs';
+import { compileEach, serverSources } from './compile.mjs';
 
-export const outdir = 'test-build';
+const outdir = 'test-build';
 
 const typeScriptTest = /^test\/.*\.ts$/;
 const toCompiled = (file) => `${outdir}/${file.replace(/\.ts$/, '.js')}`;
@@ -17,7 +17,7 @@ const options = args.filter((arg) => !typeScriptTest.test(arg));
 const include = JSON.parse(readFileSync('package.json', 'utf8')).tap.include;
 
 rmSync(outdir, { recursive: true, force: true });
-await compileEach(['src/**/*.*', 'projections/**/*.ts', 'migrations/**/*.ts', 'scripts/dates/**/*', 'test/**/*.ts', 'test/**/*.json'], outdir);
+await compileEach([...serverSources, 'scripts/dates/**/*', 'test/**/*.ts', 'test/**/*.json'], outdir);
 
 const run = spawnSync('npx', ['--no-install', 'tap', ...options, ...(files.length ? files : include).map(toCompiled)], { stdio: 'inherit' });
 process.exit(run.status ?? 1);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { startTestServer, Role } from '../helpers/server.js';
-import { findReference } from '../helpers/openapi.js';
+import { findReference } from '../helpers/repo-root.js';
 
 /**
  * Every `api` and `other` route of the real server's URL table (../shared/reference/zulip-routes.tsv)

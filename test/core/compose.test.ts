@@ -1,12 +1,11 @@
 import t from 'tap';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../helpers/repo-root.js';
+import { repoRoot as root } from '../helpers/repo-root.js';
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { parse } from 'yaml';
 
 // No container engine here: check the shape that `docker build` and `docker compose up` depend on.
-const root = repoRoot;
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 const compose = parse(read('compose.yaml'), { merge: true });
 const services = compose.services as Record<string, any>;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { findReference, repoRoot } from './repo-root.js';
-import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { writeWhole } from '../../src/db/memory-template.js';
 
@@ -12,8 +12,6 @@ import { writeWhole } from '../../src/db/memory-template.js';
  * lookup from an API request (method + URL) to the documented operation and its response schemas.
  */
 export const OPENAPI_PATH = findReference('zulip-openapi.yaml');
-
-export { findReference };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
@@ -114,13 +112,13 @@ ajv.addSchema({ components: converted.components, $id: 'openapi' });
 
 const rewriteRefs = (schema: unknown): string => JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/');
 
+const requireForValidators = createRequire(import.meta.url);
 /** What every compiled validator depends on besides its own schema: ajv, its options and the documented components. */
 const validatorsDigest = createHash('sha256')
-  .update(readFileSync(createRequire(import.meta.url).resolve('ajv/package.json')))
+  .update(readFileSync(requireForValidators.resolve('ajv/package.json')))
   .update(JSON.stringify(ajvOptions))
   .update(JSON.stringify(converted.components))
   .digest('hex');
-const requireForValidators = createRequire(import.meta.url);
 const validatorCache = join(repoRoot, 'node_modules', '.cache', 'zulip-es-validators');
 const standaloneCode = requireForValidators('ajv/dist/standalone') as typeof import('ajv/dist/standalone/index.js').default;
 
